@@ -1,0 +1,1 @@
+"""Corpus curation: readers, normalization, Korean-aware filters, dedup, decontamination and PII replacement."""

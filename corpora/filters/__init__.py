@@ -1,0 +1,1 @@
+"""Korean-aware document filters, one module per family."""

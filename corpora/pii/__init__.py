@@ -1,0 +1,1 @@
+"""Korean PII detection (presidio-analyzer + Korean recognizers) and replacement."""

@@ -1,0 +1,153 @@
+"""Document shards (Parquet) and quarantine files: the records every corpus stage reads and writes.
+
+A document shard is a Parquet file with the columns `id, text, source, meta` (meta: provenance as a JSON
+string), written atomically (temp file, then rename) with fixed writer settings so the same documents give
+byte-identical files. Stand-off annotations (PII spans, morpheme boundaries) live in separate files keyed by
+`id`; they never rewrite these shards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+DOC_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("meta", pa.string(), nullable=False),
+    ]
+)
+
+SHARD_GLOB = "shard-*.parquet"
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    text: str
+    source: str
+    meta: str  # JSON string: provenance (file, line, licence, ...) and anything stages add
+
+    def meta_dict(self) -> dict[str, Any]:
+        return json.loads(self.meta)
+
+
+def doc_id(source: str, rel_path: str, index: int | str) -> str:
+    """Stable id: hash of (source name, file path relative to the source root, record index)."""
+    h = hashlib.sha256(f"{source}\x1f{rel_path}\x1f{index}".encode()).hexdigest()
+    return h[:24]
+
+
+def meta_json(meta: dict[str, Any]) -> str:
+    return json.dumps(meta, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def shard_name(index: int) -> str:
+    return f"shard-{index:05d}.parquet"
+
+
+def atomic_path(path: Path) -> Path:
+    """A temp path beside `path`; write there, then `os.replace(tmp, path)`."""
+    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
+
+
+def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> int:
+    """Write documents to a Parquet shard atomically; returns the number written.
+
+    Streams in row groups, so memory is bounded by the row group, not the shard.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = atomic_path(path)
+    n = 0
+    # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
+    writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False,
+                              created_by="klue-pipeline")
+    try:
+        batch: list[Doc] = []
+        for d in docs:
+            batch.append(d)
+            if len(batch) >= row_group_size:
+                writer.write_table(_table(batch))
+                n += len(batch)
+                batch = []
+        if batch or n == 0:
+            writer.write_table(_table(batch))
+            n += len(batch)
+    finally:
+        writer.close()
+    os.replace(tmp, path)
+    return n
+
+
+def _table(batch: list[Doc]) -> pa.Table:
+    return pa.Table.from_pydict(
+        {
+            "id": [d.id for d in batch],
+            "text": [d.text for d in batch],
+            "source": [d.source for d in batch],
+            "meta": [d.meta for d in batch],
+        },
+        schema=DOC_SCHEMA,
+    )
+
+
+def iter_docs(path: Path, batch_size: int = 1024) -> Iterator[Doc]:
+    """Stream documents of one shard in order, a record batch at a time."""
+    pf = pq.ParquetFile(path)
+    for rb in pf.iter_batches(batch_size=batch_size, columns=["id", "text", "source", "meta"]):
+        cols = rb.to_pydict()
+        for i in range(rb.num_rows):
+            yield Doc(cols["id"][i], cols["text"][i], cols["source"][i], cols["meta"][i])
+
+
+def list_shards(folder: Path) -> list[Path]:
+    """Document shards of a stage folder, in shard order."""
+    return sorted(folder.glob(SHARD_GLOB))
+
+
+def count_docs(path: Path) -> int:
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+class QuarantineWriter:
+    """Append-only JSON-lines file of records a stage could not process.
+
+    Each record names where the damage is (source, file, line or byte offset) and why, and keeps a short
+    excerpt of the raw bytes or text so a person can look at it. Written to a temp path and renamed on close.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = atomic_path(path)
+        self._f = open(self._tmp, "w", encoding="utf-8")
+        self.count = 0
+
+    def add(self, *, source: str, file: str, reason: str, location: str | int | None = None,
+            detail: str = "", excerpt: str | bytes = "") -> None:
+        if isinstance(excerpt, bytes):
+            excerpt = excerpt[:200].decode("utf-8", errors="backslashreplace")
+        rec = {"source": source, "file": file, "location": location, "reason": reason, "detail": detail,
+               "excerpt": excerpt[:200]}
+        self._f.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        self._f.close()
+        os.replace(self._tmp, self.path)
+
+    def __enter__(self) -> QuarantineWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

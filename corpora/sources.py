@@ -1,0 +1,29 @@
+"""Source declarations of a recipe: where raw text lives, in which format, under which licence.
+
+Owned by the curation stages; the recipe schema (pipeline/recipe.py) uses `SourceSpec` for its top-level
+`sources:` list. Paths may contain `${ENV_VAR}`; the recipe loader expands them before validation.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SourceSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="short name used in ids, reports and quarantine")
+    path: str = Field(description="a file, a folder, or a glob pattern (relative to the recipe file)")
+    format: Literal["text", "jsonl", "csv", "tsv", "parquet", "hf_dataset"]
+    license: str = Field(default="unknown", description="licence string kept on every document")
+    # text: what one document is
+    unit: Literal["line", "block", "file"] = "line"
+    # jsonl / parquet / hf_dataset: the field holding the text; csv/tsv: columns joined with a newline
+    text_field: str = "text"
+    text_columns: list[str] = Field(default_factory=lambda: ["text"])
+    encoding: str = Field(default="utf-8", description="declared encoding, e.g. cp949 / euc-kr for legacy files")
+    # KLUE's rule for web/news sources: split into sentences and keep those of at least N characters
+    min_sentence_chars: int | None = Field(default=None, ge=1)
+    max_docs: int | None = Field(default=None, ge=1, description="read at most N documents (smoke runs)")

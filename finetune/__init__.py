@@ -1,0 +1,1 @@
+"""The KLUE fine-tuning suite: one module per task, a shared trainer, official metrics, scoring and reports."""

@@ -1,0 +1,1 @@
+"""One self-contained module per KLUE task."""

@@ -1,0 +1,50 @@
+"""The `klue` command. Subcommands live beside the code they drive and are imported only when used, so
+`klue --help` is instant and needs neither torch nor MeCab."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> "module:attribute" of a click command or group. One place that lists every subcommand.
+SUBCOMMANDS: dict[str, str] = {
+    "run": "pipeline.commands:run",
+    "report": "pipeline.commands:report",
+    "pii": "corpora.pii.cli:pii",
+    "tokenizer-report": "tokenizer.cli:tokenizer_report",
+    "finetune": "finetune.cli:finetune",
+    "score": "finetune.cli:score",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = SUBCOMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="klue-pipeline")
+def main() -> None:
+    """klue-pipeline: raw Korean text to a pretrained RoBERTa, proven on the KLUE tasks.
+
+    \b
+    Typical use:
+      klue run recipes/klue-tiny-cpu.yaml --workdir runs/tiny      # run every stage of a recipe
+      klue run recipes/klue-tiny-cpu.yaml --until decontaminate     # stop after a stage
+      klue report runs/tiny                                         # funnel and results
+      klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
+      klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat
+      klue score ynat --gold GOLD.json --pred PRED.jsonl            # score any model's predictions
+    """
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

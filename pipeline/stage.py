@@ -1,0 +1,201 @@
+"""The stage contract: what every stage of the pipeline implements and what the runner hands it.
+
+A stage is a class with a name, a pydantic params model (its part of the recipe), the names of the stages it
+reads, a code version, and `run(ctx) -> StageResult`. The runner (pipeline/runner.py) computes a cache key from
+(name, version, params, the keys of its inputs, `fingerprint(ctx)`), gives the stage an empty (or, for a
+resumable stage, partially filled) folder to write into, checks the counts it returns, writes `manifest.json`
+last and renames the folder into place. A stage never writes outside `ctx.out_dir` and never reads a later stage.
+
+Why a class per stage and not a function: the runner needs the static parts (name, inputs, params model,
+version) before it runs anything, to validate a recipe and to compute keys for every arm of an ablation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pipeline.recipe import Recipe
+
+
+class StageParams(BaseModel):
+    """Base of every stage's params model: unknown keys are a recipe error, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass
+class Funnel:
+    """Document accounting for one stage (and, in `by_source`, per source).
+
+    The invariant the runner enforces: docs_in == docs_kept + sum(dropped.values()) + quarantined, and the same
+    for characters. Characters are counted on the text as the stage received it (for collect: as decoded).
+    """
+
+    docs_in: int = 0
+    docs_kept: int = 0
+    dropped: Counter = field(default_factory=Counter)  # reason code -> docs
+    quarantined: int = 0
+    chars_in: int = 0
+    chars_kept: int = 0
+    chars_dropped: Counter = field(default_factory=Counter)  # reason code -> chars
+    chars_quarantined: int = 0
+
+    def keep(self, n_chars: int) -> None:
+        self.docs_in += 1
+        self.docs_kept += 1
+        self.chars_in += n_chars
+        self.chars_kept += n_chars
+
+    def drop(self, reason: str, n_chars: int) -> None:
+        self.docs_in += 1
+        self.dropped[reason] += 1
+        self.chars_in += n_chars
+        self.chars_dropped[reason] += n_chars
+
+    def quarantine(self, n_chars: int = 0) -> None:
+        self.docs_in += 1
+        self.quarantined += 1
+        self.chars_in += n_chars
+        self.chars_quarantined += n_chars
+
+    def add(self, other: Funnel) -> None:
+        self.docs_in += other.docs_in
+        self.docs_kept += other.docs_kept
+        self.dropped.update(other.dropped)
+        self.quarantined += other.quarantined
+        self.chars_in += other.chars_in
+        self.chars_kept += other.chars_kept
+        self.chars_dropped.update(other.chars_dropped)
+        self.chars_quarantined += other.chars_quarantined
+
+    def problems(self) -> list[str]:
+        """Why these counts do not reconcile (empty list when they do)."""
+        out = []
+        if self.docs_in != self.docs_kept + sum(self.dropped.values()) + self.quarantined:
+            out.append(
+                f"docs: in={self.docs_in} != kept={self.docs_kept} + dropped={sum(self.dropped.values())}"
+                f" + quarantined={self.quarantined}"
+            )
+        if self.chars_in != self.chars_kept + sum(self.chars_dropped.values()) + self.chars_quarantined:
+            out.append(
+                f"chars: in={self.chars_in} != kept={self.chars_kept} + dropped={sum(self.chars_dropped.values())}"
+                f" + quarantined={self.chars_quarantined}"
+            )
+        if any(v < 0 for v in self.dropped.values()) or min(self.docs_kept, self.quarantined) < 0:
+            out.append("negative count")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "docs_in": self.docs_in,
+            "docs_kept": self.docs_kept,
+            "dropped": dict(sorted(self.dropped.items())),
+            "quarantined": self.quarantined,
+            "chars_in": self.chars_in,
+            "chars_kept": self.chars_kept,
+            "chars_dropped": dict(sorted(self.chars_dropped.items())),
+            "chars_quarantined": self.chars_quarantined,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Funnel:
+        return cls(
+            docs_in=d["docs_in"],
+            docs_kept=d["docs_kept"],
+            dropped=Counter(d.get("dropped", {})),
+            quarantined=d.get("quarantined", 0),
+            chars_in=d.get("chars_in", 0),
+            chars_kept=d.get("chars_kept", 0),
+            chars_dropped=Counter(d.get("chars_dropped", {})),
+            chars_quarantined=d.get("chars_quarantined", 0),
+        )
+
+
+@dataclass
+class StageResult:
+    """What `Stage.run` returns; stored in the manifest.
+
+    funnel / by_source: document accounting (None for stages that do not consume documents, e.g. vocab).
+    meta: small JSON-able facts that later stages or the report read from the manifest (e.g. the PII stage's
+    placeholder tokens, the vocab stage's tokenizer folder, pretrain's final model folder, summary metrics).
+    """
+
+    funnel: Funnel | None = None
+    by_source: dict[str, Funnel] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StageInput:
+    """A finished upstream stage: its folder and its manifest (as a dict)."""
+
+    name: str
+    path: Path
+    manifest: dict[str, Any]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.manifest.get("meta", {})
+
+    def files(self, pattern: str = "*.parquet") -> list[Path]:
+        """Output files matching `pattern`, sorted by name (shard order is name order)."""
+        return sorted(p for p in self.path.glob(pattern) if p.is_file())
+
+
+@dataclass
+class StageContext:
+    """Everything a stage may use. `out_dir` exists and is the only place the stage writes."""
+
+    out_dir: Path
+    params: StageParams
+    inputs: dict[str, StageInput]
+    recipe: Recipe
+    workers: int = 1
+    arm: dict[str, str] = field(default_factory=dict)  # variant name -> value of the arm being run
+
+    @property
+    def seed(self) -> int:
+        return self.recipe.seed
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], desc: str | None = None,
+            total: int | None = None) -> Iterator[Any]:
+        """Apply `fn` to `items` on `self.workers` processes, yielding results in input order.
+
+        `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
+        number of workers. Shows a progress bar when `desc` is given.
+        """
+        from pipeline.parallel import ordered_map
+
+        return ordered_map(fn, items, workers=self.workers, desc=desc, total=total)
+
+
+class Stage:
+    """Base class of a pipeline stage. Subclasses set the ClassVars and implement `run`."""
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1"  # bump when the output for the same params changes
+    inputs: ClassVar[tuple[str, ...]] = ()  # names of upstream stages this one reads
+    params_model: ClassVar[type[StageParams]] = StageParams
+    resumable: ClassVar[bool] = False  # True: the runner keeps a killed run's partial folder for `run` to resume
+    uses_sources: ClassVar[bool] = False  # True: the recipe's `sources` are part of the key (collect)
+
+    def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
+        """Extra material for the cache key, e.g. sizes and mtimes of files outside the workdir that the
+        stage reads (sources, benchmark files). Must be cheap."""
+        return {}
+
+    def run(self, ctx: StageContext) -> StageResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def json_line(obj: Any) -> str:
+    """Deterministic JSON line (sorted keys, UTF-8 kept) for outputs that must be byte-identical."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"

@@ -1,0 +1,1 @@
+"""Masked-language-model pretraining of RoBERTa: token shards, packing, masking, the training loop, export."""
