@@ -70,8 +70,7 @@ def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> i
     tmp = atomic_path(path)
     n = 0
     # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
-    writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False,
-                              created_by="klue-pipeline")
+    writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False)
     try:
         batch: list[Doc] = []
         for d in docs:

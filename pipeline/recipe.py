@@ -1,0 +1,464 @@
+"""Recipes: the YAML file that says which sources to read, how every stage is configured, and which ablation
+arms to run.
+
+Everything a run needs is checked here, before any work starts, so that a typo in the last stage's params does
+not surface after an hour of curation: unknown keys, wrong types, out-of-range values, unset environment
+variables, missing source files and unknown stage names all become one `RecipeError` naming the recipe file and
+the key path (`stages.filter.min_chars`).
+
+Order of processing: YAML -> `--set` overrides -> `${ENV}` expansion -> relative source paths resolved against
+the recipe's folder -> schema -> per-stage params models -> variants expanded into arms -> source paths exist.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import importlib
+import itertools
+import os
+import re
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+
+from corpora.sources import SourceSpec
+from pipeline.stage import Stage, StageParams
+
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class RecipeError(ValueError):
+    """A recipe that cannot run. The message names the file and key path; no traceback is needed."""
+
+
+class StageRegistry:
+    """The stage graph a recipe is validated against and a run walks: stage name -> class, in DAG order.
+
+    Production uses `pipeline.stages.STAGE_CLASSES` (import paths, imported on first use so validating a
+    recipe `--until dedup` never imports torch); tests and experiments pass their own mapping, whose values
+    may be classes or "module:Class" strings.
+    """
+
+    def __init__(self, classes: Mapping[str, str | type[Stage]]):
+        self._classes = dict(classes)
+        self._loaded: dict[str, type[Stage]] = {}
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        return tuple(self._classes)
+
+    def get(self, name: str, where: str = "recipe") -> type[Stage]:
+        """The stage class; a clear `RecipeError` when its module cannot be imported."""
+        if name in self._loaded:
+            return self._loaded[name]
+        if name not in self._classes:
+            raise RecipeError(f"{where}: unknown stage {name!r}; known stages: {', '.join(self.order)}")
+        target = self._classes[name]
+        if isinstance(target, str):
+            module, _, attr = target.partition(":")
+            try:
+                cls = getattr(importlib.import_module(module), attr)
+            except ImportError as e:
+                raise RecipeError(f"stage {name!r} is declared as {target} but its module cannot be imported: "
+                                  f"{type(e).__name__}: {e}") from None
+            except AttributeError:
+                raise RecipeError(f"stage {name!r} is declared as {target} but {module} has no {attr!r}") from None
+        else:
+            cls = target
+        if getattr(cls, "name", None) != name:
+            raise RecipeError(f"stage {name!r}: class {cls.__qualname__} declares name {getattr(cls, 'name', None)!r}")
+        self._loaded[name] = cls
+        return cls
+
+    @classmethod
+    def from_spec(cls, spec: str) -> StageRegistry:
+        """`module:ATTR` naming a dict stage name -> class or "module:Class" (the `--registry` option)."""
+        module, _, attr = spec.partition(":")
+        try:
+            classes = getattr(importlib.import_module(module), attr or "REGISTRY")
+        except (ImportError, AttributeError) as e:
+            raise RecipeError(f"--registry {spec}: cannot import: {type(e).__name__}: {e}") from None
+        if not isinstance(classes, Mapping):
+            raise RecipeError(f"--registry {spec}: expected a dict stage name -> class, got {type(classes).__name__}")
+        return cls(classes)
+
+
+def default_registry() -> StageRegistry:
+    """The production stage graph of `pipeline/stages.py`."""
+    from pipeline.stages import STAGE_CLASSES
+
+    return StageRegistry(STAGE_CLASSES)
+
+
+class Recipe(BaseModel):
+    """A validated recipe. After `load_recipe`, `stages` maps every stage the run needs to its params model
+    instance (defaults for stages the file does not mention); `variants` keeps the file's declaration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="names the default workdir runs/<name>")
+    seed: int = 42
+    sources: list[SourceSpec] = Field(default_factory=list)
+    stages: dict[str, Any] = Field(default_factory=dict)
+    variants: dict[Any, Any] = Field(default_factory=dict)
+
+    _path: Path | None = PrivateAttr(default=None)
+    _arms: list[Arm] = PrivateAttr(default_factory=list)
+
+    @property
+    def path(self) -> Path | None:
+        """The recipe file this was loaded from (None when built in code)."""
+        return self._path
+
+    @property
+    def arms(self) -> list[Arm]:
+        """The arms of the ablation, in declaration order (one arm named `default` without variants)."""
+        return self._arms or [Arm("default", {}, self)]
+
+    def params(self, stage: str) -> StageParams:
+        return self.stages[stage]
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-able copy for run.json: the recipe as it was validated (env expanded, defaults filled)."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "sources": [s.model_dump(mode="json") for s in self.sources],
+            "stages": {k: v.model_dump(mode="json") for k, v in self.stages.items()},
+            "variants": {display_value(k): [display_value(x) for x in v] if isinstance(v, list) else _display_keys(v)
+                         for k, v in self.variants.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One path through the graph: a value for every variant, and the recipe with those values applied."""
+
+    name: str  # "pii=on,pretokenize=none", or "default"
+    values: dict[str, str]  # variant name -> value as shown ("on"/"off" for YAML booleans)
+    recipe: Recipe
+
+
+def display_value(v: Any) -> str:
+    """How a variant value is shown: YAML turns `on`/`off` into booleans; show them as the user wrote them."""
+    if v is True:
+        return "on"
+    if v is False:
+        return "off"
+    if v is None:
+        return "none"
+    return str(v)
+
+
+def _display_keys(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {display_value(k): _display_keys(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_display_keys(v) for v in obj]
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------------------
+# loading
+
+
+def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: StageRegistry | None = None,
+                until: str | None = None, check_sources: bool = True) -> Recipe:
+    """Read, override, expand and validate a recipe file; raise `RecipeError` on the first kind of problem.
+
+    `overrides`: `PATH=VALUE` strings (`stages.filter.min_chars=20`, `sources.0.max_docs=100`), the value
+    parsed as YAML. `until`: the last stage the run needs; stages after it are validated only when the recipe
+    configures them (so a run `--until dedup` does not import the pretraining code unless the recipe names it).
+    """
+    path = Path(path)
+    registry = registry or default_registry()
+    where = f"recipe {path}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecipeError(f"{where}: file not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecipeError(f"{where}: cannot read: {e}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise RecipeError(f"{where}: not valid YAML: {e}") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise RecipeError(f"{where}: expected a mapping of keys (name, seed, sources, stages, variants), "
+                          f"got {type(raw).__name__}")
+    for ov in overrides:
+        apply_override(raw, ov, where)
+    raw = expand_env(raw, where)
+    base_dir = path.resolve().parent
+    for src in raw.get("sources") or []:
+        if isinstance(src, dict) and isinstance(src.get("path"), str):
+            p = os.path.expanduser(src["path"])
+            src["path"] = p if os.path.isabs(p) else str(base_dir / p)
+    recipe = build_recipe(raw, where, registry, until)
+    recipe._path = path.resolve()
+    for arm in recipe.arms:
+        arm.recipe._path = recipe._path
+    if check_sources:
+        check_source_paths(recipe, where)
+    return recipe
+
+
+def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until: str | None = None) -> Recipe:
+    """Validate an already expanded recipe dict (see `load_recipe`)."""
+    stages_raw = raw.get("stages")
+    if stages_raw is None:
+        stages_raw = {}
+    try:
+        recipe = Recipe.model_validate({**raw, "stages": {}, "variants": {}})
+    except ValidationError as e:
+        raise RecipeError(_format_validation(e, where, prefix=(), model=Recipe)) from None
+    if not isinstance(stages_raw, dict):
+        raise RecipeError(f"{where}: stages: expected a mapping stage name -> params, got {stages_raw!r}")
+    variants_raw = raw.get("variants") or {}
+    if not isinstance(variants_raw, dict):
+        raise RecipeError(f"{where}: variants: expected a mapping (e.g. `pii: [on, off]`), got {variants_raw!r}")
+
+    names = [s.name for s in recipe.sources]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise RecipeError(f"{where}: sources.{i}.name: duplicate source name {n!r}")
+
+    order = registry.order
+    if until is not None and until not in order:
+        raise RecipeError(f"{where}: --until {until!r} is not a stage; known stages: {', '.join(order)}")
+    for name in stages_raw:
+        if name not in order:
+            raise RecipeError(f"{where}: stages.{name}: unknown stage; known stages: {', '.join(order)}")
+        if stages_raw[name] is None:
+            stages_raw[name] = {}
+        if not isinstance(stages_raw[name], dict):
+            raise RecipeError(f"{where}: stages.{name}: expected a mapping of params, got {stages_raw[name]!r}")
+
+    arm_specs = _variant_overrides(variants_raw, where, registry)
+    needed = set(order[: order.index(until) + 1] if until else order) | set(stages_raw)
+    for spec in arm_specs.values():
+        for _, updates in spec:
+            needed |= {p.split(".", 1)[0] for p in updates}
+    needed_ordered = [s for s in order if s in needed]
+
+    params = {}
+    for name in needed_ordered:
+        cls = registry.get(name, where=where)
+        params[name] = _validate_params(cls.params_model, stages_raw.get(name, {}), where, f"stages.{name}")
+    recipe = recipe.model_copy(update={"stages": params, "variants": variants_raw})
+
+    arms = []
+    variant_names = list(arm_specs)
+    for combo in itertools.product(*(arm_specs[v] for v in variant_names)):
+        values = {v: display for v, (display, _) in zip(variant_names, combo, strict=True)}
+        arm_name = ",".join(f"{k}={v}" for k, v in values.items()) or "default"
+        stage_dicts = {n: copy.deepcopy(stages_raw.get(n, {})) for n in needed_ordered}
+        for v, (display, updates) in zip(variant_names, combo, strict=True):
+            for dotted, value in updates.items():
+                stage, _, rest = dotted.partition(".")
+                _set_path(stage_dicts[stage], rest.split("."), value, f"variants.{v}.{display}", where)
+        arm_params = {}
+        for n in needed_ordered:
+            if stage_dicts[n] == stages_raw.get(n, {}):
+                arm_params[n] = params[n]
+                continue
+            cls = registry.get(n, where=where)
+            arm_params[n] = _validate_params(cls.params_model, stage_dicts[n], where, f"stages.{n}",
+                                             context=f" (in arm {arm_name})")
+        arms.append(Arm(arm_name, values, recipe.model_copy(update={"stages": arm_params})))
+    recipe._arms = arms
+    for arm in arms:
+        arm.recipe._arms = arms
+    return recipe
+
+
+def _variant_overrides(variants: dict[Any, Any], where: str, registry: StageRegistry
+                       ) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """variant name -> [(shown value, {"stage.param": value})], in declaration order."""
+    out: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for vname, spec in variants.items():
+        vkey = display_value(vname)
+        path = f"variants.{vkey}"
+        arms: list[tuple[str, dict[str, Any]]] = []
+        if isinstance(spec, list):  # shorthand: NAME is a stage, values go to its variant_field
+            if vkey not in registry.order:
+                raise RecipeError(f"{where}: {path}: the shorthand `{vkey}: [a, b]` needs a stage name; known "
+                                  f"stages: {', '.join(registry.order)} (or use the long form "
+                                  f"`{vkey}: {{VALUE: {{stage.param: value}}}}`)")
+            cls = registry.get(vkey, where=where)
+            field_name = getattr(cls, "variant_field", "enabled")
+            field = cls.params_model.model_fields.get(field_name)
+            for value in spec:
+                if field is not None and (value is None or isinstance(value, bool)) \
+                        and not _accepts(field.annotation, type(value)):
+                    value = display_value(value)  # `[mecab, off]` for a str/Literal field means the word "off"
+                arms.append((display_value(value), {f"{vkey}.{field_name}": value}))
+        elif isinstance(spec, dict):  # long form: VALUE -> {"stage.param": value} or {stage: {param: value}}
+            for value, updates in spec.items():
+                vpath = f"{path}.{display_value(value)}"
+                if updates is None:
+                    updates = {}
+                if not isinstance(updates, dict):
+                    raise RecipeError(f"{where}: {vpath}: expected a mapping of `stage.param: value`, "
+                                      f"got {updates!r}")
+                flat: dict[str, Any] = {}
+                for k, v in updates.items():
+                    k = str(k)
+                    stage = k.split(".", 1)[0]
+                    if stage not in registry.order:
+                        raise RecipeError(f"{where}: {vpath}.{k}: unknown stage {stage!r}; known stages: "
+                                          f"{', '.join(registry.order)}")
+                    if "." in k:
+                        flat[k] = v
+                    elif isinstance(v, dict):
+                        flat.update({f"{k}.{p}": pv for p, pv in v.items()})
+                    else:
+                        raise RecipeError(f"{where}: {vpath}.{k}: expected `{k}.PARAM: value` or "
+                                          f"`{k}: {{PARAM: value}}`, got {v!r}")
+                arms.append((display_value(value), flat))
+        else:
+            raise RecipeError(f"{where}: {path}: expected a list of values (`{vkey}: [on, off]`) or a mapping "
+                              f"VALUE -> {{stage.param: value}}, got {spec!r}")
+        if not arms:
+            raise RecipeError(f"{where}: {path}: no values")
+        shown = [a for a, _ in arms]
+        dup = sorted({s for s in shown if shown.count(s) > 1})
+        if dup:
+            raise RecipeError(f"{where}: {path}: duplicate value(s) {', '.join(dup)}")
+        out[vkey] = arms
+    return out
+
+
+def _accepts(annotation: Any, kind: type) -> bool:
+    """Whether a field annotation admits values of `kind` (bool or NoneType), looking inside unions."""
+    if annotation is kind or annotation is Any:
+        return True
+    return any(_accepts(a, kind) for a in typing.get_args(annotation) if not isinstance(a, (str, int, float)))
+
+
+def _validate_params(model: type[StageParams], data: dict[str, Any], where: str, prefix: str,
+                     context: str = "") -> StageParams:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise RecipeError(_format_validation(e, where, tuple(prefix.split(".")), model, context)) from None
+
+
+def _format_validation(e: ValidationError, where: str, prefix: tuple[str, ...], model: type[BaseModel],
+                       context: str = "") -> str:
+    """One message for a pydantic error: file, key path, what was expected, what was given."""
+    lines = []
+    for err in e.errors(include_url=False):
+        loc = ".".join(str(p) for p in (*prefix, *err["loc"])) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            fields = _fields_at(model, err["loc"][:-1])
+            hint = f"; expected one of: {', '.join(fields)}" if fields else ""
+            lines.append(f"{loc}: unknown key{hint}")
+        elif err["type"] == "missing":
+            lines.append(f"{loc}: required key is missing")
+        else:
+            lines.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+    head = f"{where}{context}: "
+    if len(lines) == 1:
+        return head + lines[0]
+    return head + f"{len(lines)} problems:\n" + "\n".join(f"  - {ln}" for ln in lines)
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the (nested) model at `loc`, for 'expected one of' hints."""
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        f = model.model_fields.get(str(part))
+        if f is None:
+            return []
+        ann = f.annotation
+        inner = [a for a in getattr(ann, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        elif inner:
+            model = inner[0]
+        else:
+            return []
+    return list(model.model_fields)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# overrides and environment
+
+
+def apply_override(raw: dict[str, Any], override: str, where: str = "recipe") -> None:
+    """Apply one `--set PATH=VALUE` in place. VALUE is parsed as YAML (`20`, `true`, `[a, b]`, `null`)."""
+    key, sep, value = override.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise RecipeError(f"{where}: --set {override!r}: expected PATH=VALUE, e.g. stages.filter.min_chars=20")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError as e:
+        raise RecipeError(f"{where}: --set {key}: value {value!r} is not valid YAML: {e}") from None
+    _set_path(raw, key.split("."), parsed, f"--set {key}", where)
+
+
+def _set_path(root: Any, parts: list[str], value: Any, label: str, where: str) -> None:
+    node = root
+    for depth, part in enumerate(parts):
+        last = depth == len(parts) - 1
+        here = ".".join(parts[: depth + 1])
+        if isinstance(node, list):
+            if not re.fullmatch(r"-?\d+", part):
+                raise RecipeError(f"{where}: {label}: {here}: a list needs a number index, got {part!r}")
+            idx = int(part)
+            if not -len(node) <= idx < len(node):
+                raise RecipeError(f"{where}: {label}: {here}: index {idx} out of range (list has {len(node)} "
+                                  f"items)")
+            if last:
+                node[idx] = value
+            else:
+                node = node[idx]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if node.get(part) is None:
+                    node[part] = {}
+                node = node[part]
+        else:
+            raise RecipeError(f"{where}: {label}: {here}: cannot set a key inside {node!r}")
+
+
+def expand_env(obj: Any, where: str, path: str = "") -> Any:
+    """Replace `${VAR}` in every string value; an unset variable is an error naming it and the key path."""
+    if isinstance(obj, dict):
+        return {k: expand_env(v, where, f"{path}.{display_value(k)}" if path else display_value(k))
+                for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [expand_env(v, where, f"{path}.{i}") for i, v in enumerate(obj)]
+    if isinstance(obj, str):
+        def sub(m: re.Match[str]) -> str:
+            val = os.environ.get(m.group(1))
+            if val is None:
+                raise RecipeError(f"{where}: {path or '(top level)'}: environment variable {m.group(1)} is not "
+                                  f"set (used in {obj!r})")
+            return val
+        return _ENV_RE.sub(sub, obj)
+    return obj
+
+
+def check_source_paths(recipe: Recipe, where: str) -> None:
+    """Every source path must exist, or (for a glob) match at least one file."""
+    for i, src in enumerate(recipe.sources):
+        p = src.path
+        if glob.has_magic(p):
+            if not any(os.path.isfile(m) for m in glob.iglob(p, recursive=True)):
+                raise RecipeError(f"{where}: sources.{i}.path: no file matches {p!r} (source {src.name!r})")
+        elif not os.path.exists(p):
+            raise RecipeError(f"{where}: sources.{i}.path: {p!r} does not exist (source {src.name!r})")
