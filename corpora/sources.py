@@ -6,9 +6,10 @@ Owned by the curation stages; the recipe schema (pipeline/recipe.py) uses `Sourc
 
 from __future__ import annotations
 
+import codecs
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class SourceSpec(BaseModel):
@@ -27,3 +28,21 @@ class SourceSpec(BaseModel):
     # KLUE's rule for web/news sources: split into sentences and keep those of at least N characters
     min_sentence_chars: int | None = Field(default=None, ge=1)
     max_docs: int | None = Field(default=None, ge=1, description="read at most N documents (smoke runs)")
+    # jsonl / csv / tsv / parquet / hf_dataset: fields copied into each document's meta under "fields"
+    meta_fields: list[str] = Field(default_factory=list)
+    # csv / tsv: whether fields may be double-quoted (None: yes for csv; no for tsv, whose corpora often
+    # carry bare quote characters inside text)
+    quoted: bool | None = None
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_byte_encoding(cls, v: str) -> str:
+        # Readers split lines on the byte b"\n" before decoding, so only encodings where that byte is always a
+        # newline are accepted (UTF-8, CP949/EUC-KR, Latin-1, ...); UTF-16/32 must be converted first.
+        try:
+            name = codecs.lookup(v).name
+        except LookupError:
+            raise ValueError(f"unknown encoding {v!r} (e.g. utf-8, cp949, euc-kr)") from None
+        if name.startswith(("utf-16", "utf-32")):
+            raise ValueError(f"encoding {v!r} is not supported: convert the file to UTF-8 first")
+        return v

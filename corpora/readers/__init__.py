@@ -1,0 +1,53 @@
+"""Readers for every raw format a recipe source may have: text, JSON lines, CSV/TSV, Parquet, saved datasets.
+
+A reader streams one `SourceFile` and yields `Record`s (decoded text with its locator) and `Bad`s (damaged
+records, for the quarantine), never holding more than one record (at most `max_doc_bytes`) at a time.
+Text-like files are sniffed first: a binary file is one `binary_file` record, not thousands of broken lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from corpora.readers.paths import resolve_source, source_files_on_disk, source_path, source_root
+from corpora.readers.records import REASONS, Bad, ReadOptions, Record, SourceFile
+from corpora.readers.streams import EXCERPT_BYTES, STREAM_ERRORS, is_compressed, open_binary, sniff_binary
+from corpora.sources import SourceSpec
+
+__all__ = ["REASONS", "Bad", "ReadOptions", "Record", "SourceFile", "read_file", "resolve_source",
+           "source_files_on_disk", "source_path", "source_root"]
+
+
+def read_file(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[Record | Bad]:
+    """Records of one file of `spec`, in file order."""
+    if spec.format in ("parquet", "hf_dataset"):
+        from corpora.readers.columnar import read_columnar
+
+        kind = src.kind if src.kind != "file" else "parquet"
+        yield from read_columnar(spec, SourceFile(src.path, src.rel, kind), opts)
+        return
+    why = sniff_binary(src.path, spec.encoding, opts.binary_ratio)
+    if why:
+        yield Bad("binary_file", "file", f"not a text file: {why}", _head(src))
+        return
+    if spec.format == "text":
+        from corpora.readers.text import read_text
+
+        yield from read_text(spec, src, opts)
+    elif spec.format == "jsonl":
+        from corpora.readers.jsonl import read_jsonl
+
+        yield from read_jsonl(spec, src, opts)
+    else:
+        from corpora.readers.tabular import read_csv
+
+        yield from read_csv(spec, src, opts)
+
+
+def _head(src: SourceFile) -> bytes:
+    errors = STREAM_ERRORS if is_compressed(src.path) else ()
+    try:
+        with open_binary(src.path) as f:
+            return f.read(EXCERPT_BYTES)
+    except errors:
+        return b""
