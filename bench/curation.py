@@ -1,0 +1,362 @@
+"""Curation speed and memory: our filters, filter stage and dedup against datatrove 0.10.1 on the same input.
+
+Run:  KLUE_DATA_DIR=../shared/data python bench/curation.py [--mb 5] [--scales 1 4]
+
+Input: a sample of ${KLUE_DATA_DIR}/corpus (kowiki sections 60 %, NSMC reviews 40 %, by UTF-8 bytes) of
+`--mb` MB at each scale (1x, 4x). Every measurement runs in its own subprocess on one core (workers=1), so
+MB/s is per core and peak RSS (ru_maxrss) belongs to that measurement alone. Baseline: datatrove's
+GopherRepetitionFilter, GopherQualityFilter and FineWebQualityFilter with FineWeb-2's kor_Hang thresholds,
+and its 4-step MinHash dedup under LocalPipelineExecutor. datatrove's own Korean word tokenizer needs
+kiwipiepy (Kiwi); the bench tries it and reports what happens, and otherwise gives datatrove the same eojeol
+(whitespace) words we use, so the ratio compares implementations, not tokenizers.
+Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# FineWeb-2 hashes MinHash shingles with xxhash; datatrove 0.10.1 passes str to xxhash, which xxhash>=4 rejects
+# ("Strings must be encoded before hashing"), so the bench uses datatrove's sha1 option (same 64-bit precision).
+HASH_FC = "sha1"
+
+FW2_KOR = dict(  # FineWeb-2 configs/kor_Hang.yml + fineweb-2-pipeline.py settings
+    rep=dict(dup_para_frac=0, dup_line_char_frac=0, dup_para_char_frac=0, dup_line_frac=0.374,
+             top_n_grams=((2, 0.282), (3, 0.228), (4, 0.185)),
+             dup_n_grams=((5, 0.201), (6, 0.184), (7, 0.168), (8, 0.154), (9, 0.14), (10, 0.127))),
+    fw=dict(short_line_thr=999, char_duplicates_ratio=0.1, line_punct_thr=0.062, new_line_ratio=0.196),
+    gq=dict(max_avg_word_length=6, min_avg_word_length=1, max_non_alpha_words_ratio=0.791, min_stop_words=2,
+            stop_words=["의", "다", "이", "는", "에", "을", "한", "년", "하", "은", "를", "했", "고", "에서", "가", "있",
+                        "으로", "인", "월", "로", "되"]),
+)
+
+
+# --------------------------------------------------------------------------------------------- input
+def build_sample(data_dir: Path, mb: float, out: Path) -> dict:
+    from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
+
+    corpus = data_dir / "corpus"
+    budget = {"kowiki": 0.6 * mb * 1e6, "nsmc": 0.4 * mb * 1e6}
+    docs: list[Doc] = []
+    with open(corpus / "kowiki_sections.txt", encoding="utf-8") as f:
+        used, block, i = 0, [], 0
+        for line in f:
+            if line.strip():
+                block.append(line.rstrip("\n"))
+                continue
+            if block:
+                t = "\n".join(block)
+                docs.append(Doc(doc_id("kowiki", "kowiki_sections.txt", i), t, "kowiki", meta_json({})))
+                used += len(t.encode())
+                i += 1
+                block = []
+                if used >= budget["kowiki"]:
+                    break
+    with open(corpus / "nsmc_reviews.txt", encoding="utf-8") as f:
+        used = 0
+        for i, line in enumerate(f):
+            t = line.rstrip("\n")
+            if t:
+                docs.append(Doc(doc_id("nsmc", "nsmc_reviews.txt", i), t, "nsmc", meta_json({})))
+                used += len(t.encode())
+                if used >= budget["nsmc"]:
+                    break
+    out.mkdir(parents=True, exist_ok=True)
+    per = 5000
+    for s in range(0, len(docs), per):
+        write_docs(out / "shards" / shard_name(s // per), docs[s : s + per])
+    with open(out / "docs.jsonl", "w", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps({"id": d.id, "text": d.text}, ensure_ascii=False) + "\n")
+    return {"docs": len(docs), "bytes": sum(len(d.text.encode()) for d in docs)}
+
+
+def load_texts(data: Path) -> list[str]:
+    with open(data / "docs.jsonl", encoding="utf-8") as f:
+        return [json.loads(line)["text"] for line in f]
+
+
+def klue_dev_files() -> list[Path]:
+    k = Path(os.environ.get("KLUE_DATA_DIR", ROOT.parent / "shared" / "data")) / "klue"
+    return [k / p for p in ("ynat/ynat-v1_dev.json", "sts/klue-sts-v1.1_dev.json", "nli/klue-nli-v1.1_dev.json",
+                            "ner/klue-ner-v1.1_dev.tsv", "re/klue-re-v1.1_dev.json", "dp/klue-dp-v1.1_dev.tsv",
+                            "mrc/korquad-v1.0_dev.json")]
+
+
+# --------------------------------------------------------------------------------------------- measurements
+def _eojeol_tokenizer():
+    from datatrove.utils.word_tokenizers import WordTokenizer
+
+    class EojeolTokenizer(WordTokenizer):
+        def word_tokenize(self, text):
+            return text.split()
+
+        def sent_tokenize(self, text):
+            return text.split("\n")
+
+        def span_tokenize(self, text):
+            raise NotImplementedError
+
+    return EojeolTokenizer("ko")
+
+
+def _datatrove_filters(language):
+    from datatrove.pipeline.filters import FineWebQualityFilter, GopherQualityFilter, GopherRepetitionFilter
+
+    return {
+        "gopher_repetition": GopherRepetitionFilter(language=language, **FW2_KOR["rep"]),
+        "fineweb_quality": FineWebQualityFilter(language=language, **FW2_KOR["fw"]),
+        "gopher_quality": GopherQualityFilter(language=language, **FW2_KOR["gq"]),
+    }
+
+
+def child(kind: str, data: Path) -> dict:
+    """One measurement; returns seconds and the number of documents it covered."""
+    if kind.startswith("ours-filter:") or kind == "ours-chain":
+        from corpora.filters import FILTERS, FilterChain
+        from corpora.filters.base import DocView, Transform
+        from corpora.filters.params import FilterParams
+        from corpora.lang import get_language
+        from corpora.normalize import Normalizer
+
+        raw = load_texts(data)
+        if kind == "ours-chain":  # normalize + all filters, first failure ends a document (as datatrove)
+            chain = FilterChain(FilterParams(would_fail_stats=False))
+            t = time.perf_counter()
+            for x in raw:
+                chain(x)
+            return {"seconds": time.perf_counter() - t, "docs": len(raw)}
+        name = kind.split(":", 1)[1]
+        lang = get_language("ko")
+        if name == "normalize":
+            norm = Normalizer()
+            t = time.perf_counter()
+            for x in raw:
+                norm(x)
+            return {"seconds": time.perf_counter() - t, "docs": len(raw)}
+        texts = [Normalizer()(x) for x in raw]
+        f = FILTERS[name](FilterParams().thresholds_for(None), lang)
+        t = time.perf_counter()
+        if isinstance(f, Transform):
+            for x in texts:
+                f.apply(x)
+        else:
+            for x in texts:
+                f.check(DocView(x, lang))
+        return {"seconds": time.perf_counter() - t, "docs": len(texts)}
+    if kind in ("ours-filter-stage", "ours-dedup", "ours-decontaminate"):
+        import types
+
+        from corpora.stages import DecontaminateStage, DedupStage, FilterStage
+        from pipeline.stage import StageContext, StageInput
+
+        stage, inp = {"ours-filter-stage": (FilterStage(), "collect"), "ours-dedup": (DedupStage(), "filter"),
+                      "ours-decontaminate": (DecontaminateStage(), "dedup")}[kind]
+        params = stage.params_model()
+        if kind == "ours-decontaminate":  # the index build (all seven KLUE dev files) is part of the time
+            params = stage.params_model(benchmarks=[{"path": str(p)} for p in klue_dev_files()])
+        with tempfile.TemporaryDirectory() as out:
+            ctx = StageContext(out_dir=Path(out), params=params,
+                               inputs={inp: StageInput(inp, data / "shards", {"meta": {}})},
+                               recipe=types.SimpleNamespace(seed=42, sources=[]), workers=1)
+            t = time.perf_counter()
+            res = stage.run(ctx)
+            dt = time.perf_counter() - t
+        return {"seconds": dt, "docs": res.funnel.docs_in, "kept": res.funnel.docs_kept,
+                "dropped": dict(res.funnel.dropped)}
+    if kind.startswith("dt-filter:") or kind == "dt-chain":
+        from datatrove.data import Document
+
+        raw = load_texts(data)
+        docs = [Document(text=x, id=str(i)) for i, x in enumerate(raw)]
+        filters = _datatrove_filters(_eojeol_tokenizer())
+        chosen = list(filters.values()) if kind == "dt-chain" else [filters[kind.split(":", 1)[1]]]
+        kept = 0
+        t = time.perf_counter()
+        for d in docs:
+            ok = True
+            for f in chosen:
+                r = f.filter(d)
+                if r is not True and not (isinstance(r, tuple) and r[0]):
+                    ok = False
+                    break
+            kept += ok
+        return {"seconds": time.perf_counter() - t, "docs": len(docs), "kept": kept}
+    if kind == "dt-minhash":
+        return _datatrove_minhash(data, _eojeol_tokenizer())
+    if kind == "dt-korhang":
+        from datatrove.data import Document
+
+        raw = load_texts(data)[:200]
+        try:
+            filters = _datatrove_filters("kor_Hang")
+            t = time.perf_counter()
+            for i, x in enumerate(raw):
+                for f in filters.values():
+                    f.filter(Document(text=x, id=str(i)))
+            out = {"seconds": time.perf_counter() - t, "docs": len(raw)}
+        except Exception as e:  # noqa: BLE001 - the point is to report what datatrove does
+            out = {"error": f"filters: {type(e).__name__}: {str(e).splitlines()[0][:160]}"}
+        try:
+            m = _datatrove_minhash(data, "kor_Hang", limit=200)
+            out["minhash"] = f"ok ({m['seconds']:.1f}s for 200 docs)"
+        except Exception as e:  # noqa: BLE001
+            out["minhash_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+        return out
+    raise SystemExit(f"unknown measurement {kind}")
+
+
+def _datatrove_minhash(data: Path, language, limit: int | None = None) -> dict:
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.dedup import MinhashDedupCluster, MinhashDedupFilter, MinhashDedupSignature
+    from datatrove.pipeline.dedup.minhash import MinhashConfig, MinhashDedupBuckets
+    from datatrove.pipeline.readers import JsonlReader
+    from datatrove.pipeline.writers.jsonl import JsonlWriter
+    from datatrove.utils.hashing import HashConfig
+
+    cfg = MinhashConfig(hash_config=HashConfig(hash_fc=HASH_FC, precision=64), num_buckets=14,
+                        hashes_per_bucket=8, n_grams=5)  # FineWeb-2's settings
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        src = data / "docs.jsonl"
+        if limit:
+            src = base / "in" / "docs.jsonl"
+            src.parent.mkdir()
+            with open(data / "docs.jsonl", encoding="utf-8") as f, open(src, "w", encoding="utf-8") as g:
+                for _ in range(limit):
+                    g.write(f.readline())
+
+        def reader():
+            return JsonlReader(str(src.parent), glob_pattern=src.name)
+
+        steps = [
+            [reader(), MinhashDedupSignature(output_folder=str(base / "sigs"), config=cfg, language=language)],
+            [MinhashDedupBuckets(input_folder=str(base / "sigs"), output_folder=str(base / "buckets"), config=cfg)],
+            [MinhashDedupCluster(input_folder=str(base / "buckets"), output_folder=str(base / "remove"), config=cfg)],
+            [reader(), MinhashDedupFilter(input_folder=str(base / "remove")), JsonlWriter(str(base / "out"))],
+        ]
+        t = time.perf_counter()
+        for i, pipe in enumerate(steps):
+            tasks = cfg.num_buckets if i == 1 else 1
+            LocalPipelineExecutor(pipeline=pipe, tasks=tasks, workers=1, logging_dir=str(base / f"logs{i}")).run()
+        dt = time.perf_counter() - t
+        kept = sum(1 for p in (base / "out").glob("*.jsonl*") for _ in _lines(p))
+    n = sum(1 for _ in open(src, encoding="utf-8"))
+    return {"seconds": dt, "docs": n, "kept": kept}
+
+
+def _lines(p: Path):
+    import gzip
+
+    opener = gzip.open if p.suffix == ".gz" else open
+    with opener(p, "rt", encoding="utf-8") as f:
+        yield from f
+
+
+# --------------------------------------------------------------------------------------------- driver
+ROWS = [
+    ("normalize", "ours-filter:normalize", None),
+    ("boilerplate", "ours-filter:boilerplate", None),
+    ("length", "ours-filter:length", None),
+    ("script (Hangul ratio)", "ours-filter:script", None),
+    ("Gopher repetition", "ours-filter:gopher_repetition", "dt-filter:gopher_repetition"),
+    ("FineWeb quality", "ours-filter:fineweb_quality", "dt-filter:fineweb_quality"),
+    ("Gopher quality", "ours-filter:gopher_quality", "dt-filter:gopher_quality"),
+    ("filter chain, in memory", "ours-chain", "dt-chain"),
+    ("filter stage (IO, all filters scored)", "ours-filter-stage", None),
+    ("dedup (exact + MinHash, IO)", "ours-dedup", "dt-minhash"),
+    ("decontaminate (7 KLUE dev files, IO)", "ours-decontaminate", None),
+]
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak RSS. VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and execve, so a
+    child would report its parent's peak (the sample builder's) instead of its own."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(kind: str, data: Path) -> dict:
+    cmd = [sys.executable, __file__, "--child", kind, "--data", str(data)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "TQDM_DISABLE": "1"})
+    if p.returncode != 0:
+        return {"error": (p.stderr.strip().splitlines() or ["failed"])[-1][:200]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mb", type=float, default=5.0)
+    ap.add_argument("--scales", type=int, nargs="+", default=[1, 4])
+    ap.add_argument("--child")
+    ap.add_argument("--data", type=Path)
+    args = ap.parse_args()
+    if args.child:
+        res = child(args.child, args.data)
+        res["peak_rss_mb"] = _peak_rss_mb()
+        print(json.dumps(res, ensure_ascii=False))
+        return
+    data_dir = Path(os.environ.get("KLUE_DATA_DIR", ROOT.parent / "shared" / "data"))
+    if not (data_dir / "corpus").is_dir():
+        raise SystemExit(f"KLUE_DATA_DIR={data_dir} has no corpus/ folder")
+    from importlib.metadata import version
+
+    print(f"datatrove {version('datatrove')}; one core per measurement; ratios = datatrove seconds / ours")
+    with tempfile.TemporaryDirectory() as tmp:
+        results: dict[int, dict[str, dict]] = {}
+        sizes = {}
+        for scale in args.scales:
+            d = Path(tmp) / f"x{scale}"
+            sizes[scale] = build_sample(data_dir, args.mb * scale, d)
+            results[scale] = {}
+            for _, ours, theirs in ROWS:
+                for kind in (ours, theirs):
+                    if kind:
+                        results[scale][kind] = measure(kind, d)
+                        print(f"  x{scale} {kind}: {results[scale][kind]}", file=sys.stderr, flush=True)
+        kor = measure("dt-korhang", Path(tmp) / f"x{args.scales[0]}")
+    _table(results, sizes, args.scales)
+    print(f"\ndatatrove with language='kor_Hang' (its Kiwi tokenizer): {kor}")
+
+
+def _table(results: dict, sizes: dict, scales: list[int]) -> None:
+    def rate(r: dict, mb: float) -> str:
+        return f"{mb / r['seconds']:.2f}" if "seconds" in r else "err"
+
+    for scale in scales:
+        mb = sizes[scale]["bytes"] / 1e6
+        print(f"\n### {scale}x input: {sizes[scale]['docs']:,} docs, {mb:.1f} MB (UTF-8), one core")
+        print("| component | ours docs/s | ours MB/s | datatrove MB/s | ours/datatrove | ours peak RSS MB | datatrove peak RSS MB |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for label, ours, theirs in ROWS:
+            o = results[scale][ours]
+            t = results[scale].get(theirs, {}) if theirs else {}
+            docs = f"{o['docs'] / o['seconds']:,.0f}" if "seconds" in o else o.get("error", "err")
+            ratio = (f"{t['seconds'] / o['seconds']:.2f}x" if "seconds" in o and "seconds" in t else "-")
+            rss_t = f"{t['peak_rss_mb']:.0f}" if "peak_rss_mb" in t else "-"
+            print(f"| {label} | {docs} | {rate(o, mb)} | {rate(t, mb) if theirs else '-'} | {ratio} | "
+                  f"{o.get('peak_rss_mb', 0):.0f} | {rss_t} |")
+        fs = results[scale]["ours-filter-stage"]
+        if "dropped" in fs:
+            print(f"\nfilter stage funnel: kept {fs['kept']:,} of {fs['docs']:,}; dropped {fs['dropped']}")
+        dd, dt = results[scale]["ours-dedup"], results[scale].get("dt-minhash", {})
+        if "kept" in dd:
+            print(f"dedup kept: ours {dd['kept']:,} (of the unfiltered input), datatrove {dt.get('kept', '?')}")
+
+
+if __name__ == "__main__":
+    main()

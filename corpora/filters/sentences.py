@@ -1,0 +1,33 @@
+"""KLUE's rule for web and news sources: keep only sentences of at least N characters.
+
+N comes from the source (`SourceSpec.min_sentence_chars`) or from `per_source` thresholds. The kept
+sentences are joined with newlines; a document with none left fails with reason `short_sentences`.
+"""
+
+from __future__ import annotations
+
+from corpora.filters.base import DocView, Transform
+from corpora.filters.params import Thresholds
+from corpora.lang.base import Language
+
+
+class SentenceFilter(Transform):
+    name = "short_sentences"
+
+    def __init__(self, th: Thresholds, lang: Language, source_min: int | None = None):
+        super().__init__(th, lang)
+        self.min_chars = th.min_sentence_chars if th.min_sentence_chars is not None else source_min
+
+    def enabled(self) -> bool:
+        return self.min_chars is not None
+
+    def apply(self, text: str) -> tuple[str, str | None]:
+        if self.min_chars is None:
+            return text, None
+        kept = [text[a:b] for a, b in self.lang.sentence_spans(text) if b - a >= self.min_chars]
+        if not kept:
+            return "", "no_long_sentence"
+        return "\n".join(kept), None
+
+    def check(self, v: DocView) -> str | None:
+        return self.apply(v.text)[1]

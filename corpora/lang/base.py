@@ -1,0 +1,72 @@
+"""The `Language` interface: everything the curation stages need to know about one language.
+
+Why an interface: normalization form, script test, word and sentence splitting, boilerplate patterns and
+filter thresholds all differ between languages; keeping them in one object per language means a second
+language is one new module (see `corpora.lang.ko`), not edits across filters, dedup and decontamination.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+_NON_LETTER = re.compile(r"[\W\d_]+")
+
+
+class Language:
+    """Base class; subclasses set the ClassVars and may override the splitters."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    normalization_form: ClassVar[str] = "NFC"
+    # regex matching a run of characters that are NOT of the language's script (removed to count the script)
+    non_script_re: ClassVar[re.Pattern[str]]
+    # characters that end a sentence or a "well-punctuated" line (FineWeb's line punctuation check)
+    terminal_punctuation: ClassVar[tuple[str, ...]] = (".", "!", "?", "…")
+    # line patterns of web boilerplate (copyright lines, share/login buttons, ...): matched with .search
+    boilerplate_patterns: ClassVar[Sequence[re.Pattern[str]]] = ()
+    # Gopher stop-word check: function words of the language (see `stop_word_hits`)
+    stop_words: ClassVar[tuple[str, ...]] = ()
+    # default thresholds of the filter stage (keys of corpora.filters.params.Thresholds)
+    default_thresholds: ClassVar[dict[str, Any]] = {}
+
+    # ---- characters -------------------------------------------------------------------------------
+    def letter_count(self, text: str) -> int:
+        """Letters of any script (Unicode letters, not digits, not punctuation)."""
+        return len(_NON_LETTER.sub("", text))
+
+    def script_count(self, text: str) -> int:
+        """Characters of this language's script."""
+        return len(self.non_script_re.sub("", text))
+
+    def script_ratio(self, text: str) -> float:
+        """Share of this language's script among all letters (1.0 for a text without letters: nothing foreign)."""
+        letters = self.letter_count(text)
+        return 1.0 if letters == 0 else self.script_count(text) / letters
+
+    # ---- words and sentences ----------------------------------------------------------------------
+    def split_words(self, text: str) -> list[str]:
+        """Whitespace words (for Korean: eojeols)."""
+        return text.split()
+
+    def sentence_spans(self, text: str) -> list[tuple[int, int]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def split_sentences(self, text: str) -> list[str]:
+        return [text[a:b] for a, b in self.sentence_spans(text)]
+
+    # ---- boilerplate and stop words ---------------------------------------------------------------
+    def is_boilerplate_line(self, line: str) -> bool:
+        return any(p.search(line) for p in self.boilerplate_patterns)
+
+    def stop_word_hits(self, words: Sequence[str], enough: int) -> int:
+        """Distinct stop words present (counting stops at `enough`). Whole-word match by default."""
+        sw = set(self.stop_words)
+        found: set[str] = set()
+        for w in words:
+            if w in sw:
+                found.add(w)
+                if len(found) >= enough:
+                    break
+        return len(found)

@@ -1,0 +1,121 @@
+"""Exact and MinHash near-duplicate removal: survivors, thresholds, audit files, worker independence."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from curation_helpers import docs_of, folder_bytes, read_all, run_stage, write_shards
+from pydantic import ValidationError
+
+from corpora.dedup import exact_key, exact_roots, minhash, near_duplicate_roots, optimal_bands, shingle_hashes
+from corpora.stages import DedupParams, DedupStage
+
+BASE = (
+    "한빛시는 강을 따라 길게 뻗은 도시로, 조선 후기부터 상업의 중심지로 성장하였다. 근대에 들어서는 철도가 놓이면서 "
+    "물류 거점이 되었고, 지금은 인구 삼십만 명이 사는 지역 거점 도시다. 매년 가을에는 강변에서 등불 축제가 열려 "
+    "전국에서 관광객이 찾아온다. 시는 최근 구도심 재생 사업을 시작해 오래된 시장 골목을 새롭게 단장하고 있다."
+)
+OTHER = (
+    "푸른숲 국립공원은 해발 천 미터가 넘는 봉우리 여러 개를 품고 있어 사계절 내내 등산객이 많다. 봄에는 철쭉이, "
+    "가을에는 단풍이 산을 붉게 물들인다. 공원 관리소는 탐방로 훼손을 막기 위해 일부 구간의 출입을 제한하고 있다."
+)
+
+
+def shingles(text: str, n: int = 5) -> set[str]:
+    t = " ".join(text.split())
+    return {t[i : i + n] for i in range(len(t) - n + 1)}
+
+
+def jaccard(a: str, b: str) -> float:
+    x, y = shingles(a), shingles(b)
+    return len(x & y) / len(x | y)
+
+
+NEAR = BASE.replace("삼십만", "삼십일만")          # one small edit
+FAR = BASE[: len(BASE) // 2] + " " + OTHER       # shares only half
+
+
+def test_premises_of_the_near_duplicate_cases():
+    assert jaccard(BASE, NEAR) > 0.9
+    assert jaccard(BASE, FAR) < 0.5
+
+
+def test_minhash_estimates_jaccard():
+    a = minhash(shingle_hashes(BASE, 5), 256, seed=1)
+    b = minhash(shingle_hashes(NEAR, 5), 256, seed=1)
+    c = minhash(shingle_hashes(FAR, 5), 256, seed=1)
+    assert abs((a == b).mean() - jaccard(BASE, NEAR)) < 0.08
+    assert abs((a == c).mean() - jaccard(BASE, FAR)) < 0.08
+    assert not np.array_equal(a, minhash(shingle_hashes(BASE, 5), 256, seed=2))
+
+
+def test_optimal_bands_match_the_datasketch_choice():
+    assert optimal_bands(0.8, 128) == (9, 13)
+    b, r = optimal_bands(0.5, 128)
+    assert b * r <= 128 and b > 9  # a lower threshold needs more, shorter bands
+
+
+def test_exact_key_ignores_case_whitespace_and_punctuation():
+    assert exact_key("Hello,  세계!\n좋은 날.") == exact_key("hello 세계 좋은날")
+    assert exact_key("좋은 날") != exact_key("좋은 밤")
+    np.testing.assert_array_equal(exact_roots(np.array([5, 7, 5, 9, 7], dtype=np.uint64)), [0, 1, 0, 3, 1])
+
+
+def test_union_find_roots_are_first_occurrences_and_transitive():
+    bands = np.array([[1, 10], [2, 20], [3, 10], [4, 30], [3, 40]], dtype=np.uint64)
+    # 0~2 share band 1; 2~4 share band 0 -> one cluster {0, 2, 4} rooted at 0
+    roots = near_duplicate_roots(bands, np.ones(5, dtype=bool))
+    np.testing.assert_array_equal(roots, [0, 1, 0, 3, 0])
+    roots = near_duplicate_roots(bands, np.array([True, True, False, True, True]))
+    np.testing.assert_array_equal(roots, [0, 1, 2, 3, 4])
+
+
+def test_dedup_stage_exact_and_near(tmp_path):
+    s0 = docs_of([OTHER, BASE, "  한빛시는 강을 따라 " + BASE[len("한빛시는 강을 따라 "):].upper()], source="wiki")
+    s1 = docs_of([NEAR, FAR, BASE.replace(" ", "  ") + "!!"], source="web", start=10)
+    up = write_shards(tmp_path / "in", [s0, s1])
+    res = run_stage(DedupStage(), {}, "filter", up, tmp_path / "out")
+    assert res.funnel.docs_in == 6
+    assert dict(res.funnel.dropped) == {"exact_duplicate": 2, "near_duplicate": 1}
+    kept = read_all(tmp_path / "out")
+    assert [d.id for d in kept] == [s0[0].id, s0[1].id, s1[1].id]  # the first occurrence survives
+    clusters = [json.loads(x) for p in sorted((tmp_path / "out").glob("clusters-*.jsonl"))
+                for x in p.read_text().splitlines()]
+    assert {(c["id"], c["reason"], c["kept_id"]) for c in clusters} == {
+        (s0[2].id, "exact_duplicate", s0[1].id),
+        (s1[0].id, "near_duplicate", s0[1].id),
+        (s1[2].id, "exact_duplicate", s0[1].id),
+    }
+    assert kept[1].meta_dict()["dup_cluster_size"] == 4
+    assert "dup_cluster_size" not in kept[0].meta_dict()
+    assert res.by_source["web"].dropped["near_duplicate"] == 1
+    assert not (tmp_path / "out" / "_work").exists()
+
+
+def test_near_threshold_controls_what_is_a_duplicate(tmp_path):
+    up = write_shards(tmp_path / "in", [docs_of([BASE, FAR, NEAR])])
+    strict = run_stage(DedupStage(), {"threshold": 0.8, "exact": False}, "filter", up, tmp_path / "a")
+    assert dict(strict.funnel.dropped) == {"near_duplicate": 1}  # NEAR only, FAR (J < 0.5) stays
+    loose = run_stage(DedupStage(), {"threshold": 0.3, "exact": False}, "filter", up, tmp_path / "b")
+    assert dict(loose.funnel.dropped) == {"near_duplicate": 2}
+    off = run_stage(DedupStage(), {"near": False}, "filter", up, tmp_path / "c")
+    assert off.funnel.docs_kept == 3
+
+
+def test_dedup_is_independent_of_workers(tmp_path):
+    shards = [docs_of([BASE, OTHER] * 3, source="a"), docs_of([NEAR, FAR, BASE], source="b", start=50), []]
+    up = write_shards(tmp_path / "in", shards)
+    r1 = run_stage(DedupStage(), {}, "filter", up, tmp_path / "w1", workers=1)
+    r2 = run_stage(DedupStage(), {}, "filter", up, tmp_path / "w2", workers=2)
+    assert folder_bytes(tmp_path / "w1") == folder_bytes(tmp_path / "w2")
+    assert r1.funnel.to_json() == r2.funnel.to_json() and r1.funnel.docs_kept == 3
+
+
+def test_dedup_params_validation():
+    with pytest.raises(ValidationError, match="set both bands and rows"):
+        DedupParams(bands=8)
+    with pytest.raises(ValidationError, match="exceeds num_perm"):
+        DedupParams(bands=20, rows=10, num_perm=128)
+    assert DedupParams(bands=16, rows=8).band_rows() == (16, 8)
