@@ -1,0 +1,77 @@
+"""Context words for Korean, without a language model.
+
+Presidio's default LemmaContextAwareEnhancer compares the lemmas of the words around a match with the
+recognizer's context words; with no spaCy Korean model (and a blank pipeline leaves lemmas empty) that finds
+nothing. Korean attaches particles to words (`계좌번호는`, `연락처:`), so a substring test on a window of
+characters before the match (and, for recognizers that ask for it, after) is both simpler and more accurate
+than any whitespace tokenization.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from presidio_analyzer import EntityRecognizer, RecognizerResult
+from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
+
+PREFIX_CHARS = 24
+SUFFIX_CHARS = 12
+
+
+class KoreanContextEnhancer(ContextAwareEnhancer):
+    """Raise a match's score by `factor` (at least to `min_score`) when a context word occurs nearby."""
+
+    def __init__(self, factor: float = 0.35, min_score: float = 0.45, prefix_chars: int = PREFIX_CHARS,
+                 suffix_chars: int = SUFFIX_CHARS):
+        super().__init__(context_similarity_factor=factor, min_score_with_context_similarity=min_score,
+                         context_prefix_count=prefix_chars, context_suffix_count=suffix_chars)
+
+    def enhance_using_context(self, text, raw_results, nlp_artifacts, recognizers, context=None):  # noqa: D102
+        by_id = {r.id: r for r in recognizers}
+        out = []
+        for res in raw_results:
+            rec = by_id.get((res.recognition_metadata or {}).get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+            neg = getattr(rec, "negative_context", ())
+            if neg:
+                line = text[text.rfind("\n", 0, res.start) + 1:res.start]
+                if any(w in line[-self.context_prefix_count:] for w in neg):
+                    res = copy.copy(res)
+                    res.score = round(res.score * 0.3, 4)
+                    out.append(res)
+                    continue
+            if (rec is None or not rec.context or res.score >= self.MAX_SCORE
+                    or res.recognition_metadata.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY)):
+                out.append(res)
+                continue
+            word = find_context_word(text, res.start, res.end, rec,
+                                     getattr(rec, "context_window", None) or self.context_prefix_count,
+                                     self.context_suffix_count, extra=context)
+            if word:
+                res = copy.copy(res)
+                res.recognition_metadata = dict(res.recognition_metadata)
+                res.score = min(self.MAX_SCORE, max(res.score + self.context_similarity_factor,
+                                                    self.min_score_with_context_similarity))
+                res.recognition_metadata[RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY] = True
+                if res.analysis_explanation is not None:
+                    res.analysis_explanation = copy.copy(res.analysis_explanation)
+                    res.analysis_explanation.set_supportive_context_word(word)
+                    res.analysis_explanation.set_improved_score(res.score)
+            out.append(res)
+        return out
+
+
+def find_context_word(text: str, start: int, end: int, rec: EntityRecognizer, prefix_chars: int,
+                      suffix_chars: int, extra: list[str] | None = None) -> str:
+    """The first context word of `rec` found in the window around [start, end), or ''."""
+    # same line only: a label on the previous line belongs to the previous value
+    window = text[max(0, start - prefix_chars, text.rfind("\n", 0, start) + 1):start]
+    if getattr(rec, "context_after", False):
+        window += " " + text[end:end + suffix_chars]
+    lowered = window.lower()
+    for w in rec.context:
+        if w.lower() in lowered:
+            return w
+    for w in extra or ():
+        if w.lower() in lowered:
+            return w
+    return ""

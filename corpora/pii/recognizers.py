@@ -1,0 +1,244 @@
+"""Korean pattern recognizers (presidio `PatternRecognizer`s) for structured identifiers and addresses.
+
+Boundaries are `(?<![0-9])`/`(?![0-9])` rather than `\\b`: Hangul is a word character, so `\\b` fails inside
+`010-1234-5678로`. Scores encode how distinctive a shape is on its own; `rescore` applies checksums and
+plausibility checks; context words (see context.py) lift shape-only matches over the threshold. Every
+quantifier is bounded, so no pattern can backtrack catastrophically.
+
+Each recognizer also names a cheap `trigger` (a digit, '@', '://', ':'), used by the fast detector to scan only
+the parts of a document where a match can start (engine.py); presidio's own engine scans everything, which is
+what the benchmark compares against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import regex
+from presidio_analyzer import Pattern, PatternRecognizer
+
+from corpora.pii import validators as v
+
+LANG = "ko"
+FLAGS = regex.DOTALL | regex.MULTILINE
+
+D = "[0-9]"
+LB = r"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-.])"  # not inside a longer number / alphanumeric code
+LA = r"(?![0-9])(?![-.][0-9])"
+SEP = r"[-. ]"  # one separator between digit groups
+
+# Score bands: >= 0.85 shape is near-unique; ~0.5 likely; <= 0.35 needs context (threshold 0.4 by default).
+SURE, LIKELY, WEAK = 0.85, 0.5, 0.3
+
+MOBILE = rf"(?:01[016789]{SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
+AREA = r"(?:02|0[3-6][1-5]|070|050[0-9]?|080)"
+LANDLINE = rf"(?:(?:\({AREA}\)|{AREA}){SEP}?\s?{D}{{3,4}}{SEP}{D}{{4}})"
+INTL = rf"(?:\+82{SEP}?\s?(?:\(0\))?(?:1[016789]|2|[3-6][1-5]|70){SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
+REP = rf"(?:1[568]{D}{{2}}-{D}{{4}})"  # 15xx/16xx/18xx representative numbers
+PHONE_ANY = rf"(?:{INTL}|{MOBILE}|{LANDLINE})"
+
+FAX_KEY = r"(?:팩스|FAX|Fax|fax|전송)(?:\s?번호)?\s{0,2}[:：)]?\s{0,2}"
+
+SIDO = (r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충청북|충청남|충북|충남|전라북|전라남|전북|전남|"
+        r"경상북|경상남|경북|경남|제주)(?:특별시|광역시|특별자치시|특별자치도|도|시)?")
+# Cities and counties have two or more syllables before 시/군 (당시, 역시, 아군 are words); single-syllable 구
+# names are the five directions. 가 only follows a number (종로3가): alone it is the subject particle.
+SIGUNGU = r"(?:[가-힣]{2,4}(?:시|군|구)|[중동서남북]구)"
+EMD = r"(?:[가-힣]{1,4}[0-9]{0,2}(?:읍|면|동|리)|[가-힣]{1,3}[0-9]{1,2}가)"
+ROAD = r"[가-힣]{1,8}[0-9]{0,3}(?:대로|로|길)(?:\s?[0-9]{1,3}(?:번)?길)?"
+NUM = r"(?:산\s?)?[0-9]{1,5}(?:-[0-9]{1,4})?(?![0-9])"
+DETAIL = r"(?:,?\s?[0-9]{1,4}동)?(?:\s?[0-9]{1,4}호)?(?:\s?[0-9]{1,3}층)?"
+ADMIN = rf"(?:{SIDO}\s)?(?:{SIGUNGU}\s){{1,2}}"
+
+NOT_PERSONAL = ("법인",)  # a 13-digit number labelled as a corporation's is not a person's
+PLATE_REGION = "(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)"
+PLATE_HANGUL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
+
+
+def _date_ok(t: str) -> bool:
+    ds = v.digits(t)
+    return v.birth_date_ok(ds[:6], ds[6])
+
+
+def _rrn(t: str) -> float:
+    ds = v.digits(t)
+    if ds[6] not in "1234" or not _date_ok(t):
+        return 0.0
+    if v.rrn_checksum_ok(ds):
+        return 1.0
+    return SURE if "-" in t else WEAK  # post-2020 numbers have no checksum; 13 bare digits need context
+
+
+def _frn(t: str) -> float:
+    ds = v.digits(t)
+    if ds[6] not in "5678" or not _date_ok(t):
+        return 0.0
+    if v.frn_checksum_ok(ds):
+        return 1.0
+    return SURE if "-" in t else WEAK
+
+
+def _corp(t: str) -> float:
+    ds = v.digits(t)
+    if v.placeholder_digits(t):
+        return 0.0
+    if v.corp_reg_ok(ds) and not (ds[6] in "12345678" and _date_ok(t)):
+        return 0.95
+    if ds[6] in "12345678" and _date_ok(t):
+        return 0.15  # resident-number shape: only a 법인 context makes it corporate (and demotes the RRN)
+    return WEAK
+
+
+def _checksum(ok: Callable[[str], bool], good: float = 1.0, bad: float = WEAK) -> Callable[[str], float]:
+    return lambda t: 0.0 if v.placeholder_digits(t) else (good if ok(t) else bad)
+
+
+def _phone(t: str) -> float:
+    if v.placeholder_digits(t):
+        return 0.0
+    m = regex.fullmatch(r"(1[0-9]{3})-([12][0-9]{3})", t)
+    if m and 0 <= int(m.group(2)) - int(m.group(1)) <= 100:
+        return 0.0  # a year range (1592-1598), not a 15xx/16xx/18xx number
+    return -1.0  # -1: keep the pattern's score
+
+
+def _account(t: str) -> float:
+    ds = v.digits(t)
+    if v.placeholder_digits(t) or not 10 <= len(ds) <= 14:
+        return 0.0
+    if regex.fullmatch(PHONE_ANY, t):
+        return 0.0  # phone-shaped: the phone recognizer owns it
+    return -1.0
+
+
+def _ip4(t: str) -> float:
+    return -1.0 if v.ipv4_ok(t) else 0.0
+
+
+def _ip6(t: str) -> float:
+    return -1.0 if v.ipv6_ok(t) else 0.0
+
+
+def _card(t: str) -> float:
+    return 0.0 if v.placeholder_digits(t) else (1.0 if v.luhn_ok(t) else WEAK)
+
+
+class KoPatternRecognizer(PatternRecognizer):
+    """A presidio PatternRecognizer plus a `rescore` hook (checksums) and a `trigger` for the fast scanner.
+
+    Presidio's validate_result can only keep (score 1.0) or discard; Korean identifiers need a third outcome,
+    "shape is right, checksum is not: keep with a low score", hence `rescore`.
+    """
+
+    def __init__(self, entity: str, name: str, patterns: list[Pattern], context: list[str],
+                 trigger: str = "digit", rescore: Callable[[str], float] | None = None,
+                 context_after: bool = False, negative_context: tuple[str, ...] = (),
+                 context_window: int | None = None, min_run_digits: int = 1):
+        super().__init__(supported_entity=entity, name=name, supported_language=LANG, patterns=patterns,
+                         context=context, global_regex_flags=FLAGS)
+        self.trigger = trigger
+        self._rescore = rescore
+        self.context_after = context_after
+        self.negative_context = negative_context  # words on the same line before the match that demote it
+        self.context_window = context_window  # characters before the match searched for context words
+        # Fewest digits any match has in the run of digits/separators ([0-9 .()+:-]) where it starts: lets
+        # the fast scanner skip years and counts. Must hold for every pattern (the benchmark checks findings).
+        self.min_run_digits = min_run_digits
+        for p in self.patterns:  # compile once, with the flags presidio will use
+            p.compiled_regex = regex.compile(p.regex, flags=FLAGS)
+            p.compiled_with_flags = FLAGS
+
+    def rescore(self, matched: str, score: float) -> float:
+        if self._rescore is None:
+            return score
+        s = self._rescore(matched)
+        return score if s < 0 else s
+
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):  # noqa: D102
+        out = []
+        for r in super().analyze(text, entities, nlp_artifacts, regex_flags):
+            r.score = self.rescore(text[r.start:r.end], r.score)
+            if r.score > 0:
+                out.append(r)
+        return out
+
+
+def _p(name: str, rx: str, score: float) -> Pattern:
+    return Pattern(name=name, regex=rx, score=score)
+
+
+def build_pattern_recognizers() -> list[KoPatternRecognizer]:
+    """All Korean pattern recognizers, in a fixed order (the order only matters for ties; see resolve.py)."""
+    R = KoPatternRecognizer
+    return [
+        R("PHONE", "ko_phone", [
+            _p("mobile", LB + MOBILE + LA, SURE),
+            _p("landline", LB + LANDLINE + LA, 0.7),
+            _p("intl", r"(?<![0-9+])" + INTL + LA, SURE),
+            _p("representative", LB + REP + LA, 0.45),
+        ], ["전화", "연락처", "휴대폰", "핸드폰", "휴대전화", "문의", "tel", "콜센터", "상담"],
+          rescore=_phone, min_run_digits=8),
+        R("PHONE", "ko_phone_short", [
+            _p("special", r"(?<![0-9A-Za-z.,\-])(?:1[0-9]{2,3}|02-120)(?=\s|$|[)(,/])", 0.05)],
+          ["콜센터", "고객센터", "상담전화", "상담 전화", "대표번호", "신고전화", "긴급전화", "전화:", "전화 ", "상담센터",
+           "문의:"],
+          context_after=True, context_window=14, min_run_digits=3),
+        R("FAX", "ko_fax", [_p("fax", rf"(?<={FAX_KEY})(?:{PHONE_ANY})" + LA, 0.95)], ["팩스", "FAX", "Fax"],
+          min_run_digits=9),
+        R("RRN", "ko_rrn", [_p("rrn", LB + rf"{D}{{6}}-?\s?[1-4]{D}{{6}}" + LA, SURE)],
+          ["주민등록", "주민번호", "주민"], rescore=_rrn, negative_context=NOT_PERSONAL, min_run_digits=13),
+        R("FRN", "ko_frn", [_p("frn", LB + rf"{D}{{6}}-?\s?[5-8]{D}{{6}}" + LA, SURE)],
+          ["외국인등록", "외국인", "등록번호"], rescore=_frn, negative_context=NOT_PERSONAL, min_run_digits=13),
+        R("CORP_REG", "ko_corp_reg", [_p("corp", LB + rf"{D}{{6}}-{D}{{7}}" + LA, WEAK)],
+          ["법인등록", "법인번호", "법인"], rescore=_corp, min_run_digits=13),
+        R("BUSINESS_REG", "ko_business_reg", [_p("brn", LB + rf"{D}{{3}}-{D}{{2}}-{D}{{5}}" + LA, WEAK)],
+          ["사업자", "사업자등록", "등록번호", "(주)", "㈜", "주식회사", "상호"], rescore=_checksum(v.business_reg_ok), min_run_digits=10),
+        R("DRIVER_LICENSE", "ko_driver_license", [
+            _p("licence", LB + rf"(?:1[1-9]|2[0-8]){SEP}{D}{{2}}{SEP}{D}{{6}}{SEP}{D}{{2}}" + LA, 0.7)],
+          ["운전면허", "면허번호", "면허"], min_run_digits=12),
+        R("PASSPORT", "ko_passport", [
+            _p("passport_old", r"(?<![0-9A-Za-z])[MSRODG][0-9]{8}(?![0-9A-Za-z])", 0.45),
+            _p("passport_new", r"(?<![0-9A-Za-z])[MSRODG][0-9]{3}[A-Z][0-9]{4}(?![0-9A-Za-z])", 0.45),
+            _p("passport_other", r"(?<![0-9A-Za-z])[A-Z]{1,2}[0-9]{7,8}(?![0-9A-Za-z])", 0.1),
+            _p("passport_digits", LB + rf"{D}{{9}}" + LA, 0.1),
+        ], ["여권"], min_run_digits=3),
+        R("CARD", "ko_card", [
+            _p("card16", LB + rf"{D}{{4}}[- ]?{D}{{4}}[- ]?{D}{{4}}[- ]?{D}{{4}}" + LA, 0.6),
+            _p("amex", LB + rf"3[47]{D}{{2}}[- ]?{D}{{6}}[- ]?{D}{{5}}" + LA, 0.6),
+        ], ["카드", "신용카드", "체크카드", "결제"], rescore=_card, min_run_digits=15),
+        R("ACCOUNT", "ko_account", [
+            _p("account", LB + rf"{D}{{2,6}}-{D}{{2,6}}-{D}{{2,7}}(?:-{D}{{1,3}})?" + LA, 0.15)],
+          ["계좌", "은행", "예금주", "입금", "농협", "신한", "국민", "우리", "하나", "기업", "새마을", "우체국",
+           "카카오뱅크", "토스", "수협", "SC제일", "씨티", "부산", "대구", "경남", "광주", "전북", "제주"],
+          rescore=_account, min_run_digits=10),
+        R("MEDICAL_INSURANCE", "ko_health_insurance", [
+            _p("nhis", LB + rf"[1-9]-?{D}{{10,11}}" + LA, 0.1), _p("nhis10", LB + rf"{D}{{10}}" + LA, 0.05)],
+          ["건강보험", "보험증", "건보", "의료보험", "피보험자"], min_run_digits=10),
+        R("VEHICLE", "ko_vehicle", [
+            _p("plate", rf"(?<![0-9가-힣])(?:{PLATE_REGION}\s?)?{D}{{2,3}}[{PLATE_HANGUL}]\s?{D}{{4}}" + LA
+                        + r"(?!\s?(?:억|만|천|원|명|개|건|년|대|회|주|일|톤|km|kg))", 0.6)],
+          ["차량", "번호판", "자동차", "차번호", "운반차량"], min_run_digits=2),
+        R("EMAIL", "ko_email", [
+            _p("email", r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}"
+                        r"(?:\.[A-Za-z0-9-]{1,63}){0,5}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])", 1.0)],
+          ["이메일", "메일", "email", "E-mail"], trigger="@"),
+        R("URL", "ko_url", [
+            _p("url", r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[A-Za-z0-9\-._~:/?#@!$&'*+,;=%]{2,2000}"
+                      r"(?<![.,;:!?'])", 0.6)],
+          ["홈페이지", "사이트", "주소", "링크", "URL"], trigger="url"),
+        R("IP", "ko_ip", [
+            _p("ipv4", r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])(?!\.[0-9])", 0.6)],
+          ["IP", "아이피", "접속"], rescore=_ip4, min_run_digits=4),
+        R("IP", "ko_ipv6", [
+            _p("ipv6", r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,7}(?::|(?::[0-9A-Fa-f]{1,4}){1,7}|"
+                       r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.6)],
+          ["IP", "아이피", "IPv6"], trigger="colon", rescore=_ip6),
+        R("ADDRESS", "ko_address", [
+            _p("road", rf"(?<![가-힣]){ADMIN}(?:{EMD}\s)?{ROAD}\s?{NUM}{DETAIL}", SURE),
+            _p("lot", rf"(?<![가-힣]){ADMIN}(?:{EMD}\s){{1,2}}{NUM}{DETAIL}", SURE),
+            _p("sido_lot", rf"(?<![가-힣]){SIDO}\s{EMD}\s{NUM}{DETAIL}", 0.7),
+            _p("area_sido", rf"(?<![가-힣]){SIDO}\s{SIGUNGU}(?:\s{SIGUNGU})?(?:\s{EMD})?(?![가-힣])", 0.45),
+            _p("area", rf"(?<![가-힣]){SIGUNGU}\s(?:{SIGUNGU}|{EMD})(?![가-힣])", WEAK),
+        ], ["주소", "거주", "소재지", "주거", "자택", "사는", "살고", "거소", "배송지", "현주소", "소재"],
+          trigger="address", context_after=True),
+    ]

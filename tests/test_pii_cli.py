@@ -1,0 +1,48 @@
+"""`klue pii detect` and `klue pii eval` end to end on small files (real detector, click runner)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from corpora.pii.cli import pii
+
+
+def test_detect_adds_spans_and_keeps_records(tmp_path):
+    src = tmp_path / "in.jsonl"
+    recs = [{"id": 1, "body": "담당자 이서연 주무관 (02-2110-6543, lsy@me.go.kr)"}, {"id": 2, "body": "2024년 5월"}]
+    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(out), "--text-field", "body"])
+    assert res.exit_code == 0, res.output
+    got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [g["id"] for g in got] == [1, 2] and got[0]["body"] == recs[0]["body"]
+    spans = got[0]["pii_spans"]
+    assert {tuple(sorted(s)) for s in spans} == {("end", "score", "start", "type")}
+    assert [(recs[0]["body"][s["start"]:s["end"]], s["type"]) for s in spans] == [
+        ("이서연", "PERSON"), ("02-2110-6543", "PHONE"), ("lsy@me.go.kr", "EMAIL")]
+    assert got[1]["pii_spans"] == []
+
+
+def test_detect_names_bad_line(tmp_path):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"text": "ok"}\n{"text": broken\n', encoding="utf-8")
+    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(tmp_path / "o.jsonl")])
+    assert res.exit_code != 0 and f"{src}:2" in res.output and "not valid JSON" in res.output
+    assert not (tmp_path / "o.jsonl").exists()  # nothing half-written
+    src.write_text('{"body": "x"}\n', encoding="utf-8")
+    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(tmp_path / "o.jsonl")])
+    assert res.exit_code != 0 and "'text'" in res.output
+
+
+def test_eval_table_and_json(fixtures_dir):
+    gold = fixtures_dir / "pii" / "synth_gold.jsonl"
+    res = CliRunner().invoke(pii, ["eval", str(gold), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    n_gold = sum(len(json.loads(x)["spans"]) for x in gold.read_text(encoding="utf-8").splitlines())
+    assert data["documents"] == 40 and data["overall"]["support"] == n_gold
+    assert data["structured"]["recall"] >= 0.95 and data["overall"]["precision"] >= 0.95
+    table = CliRunner().invoke(pii, ["eval", str(gold)])
+    assert table.exit_code == 0 and "OVERALL" in table.output and "PHONE" in table.output
