@@ -1,0 +1,170 @@
+"""Pretraining throughput: the pretrain stage's loop against HF `Trainer` + `DataCollatorForLanguageModeling`.
+
+Same text, same WordPiece tokenizer, same `tiny` RoBERTa, same batch (sequences x length), same threads, in
+one run. The baseline is the `run_mlm.py` way: tokenize with `datasets.map`, then either `--line_by_line`
+(one document per row, dynamic padding per batch) or the default `group_texts` (concatenate, cut into blocks;
+no document separators). Reported: real (non-padding) tokens per second after warm-up, the padding share of
+what the model computed, and the speed-up of ours over each baseline.
+
+    python bench/pretrain.py --docs 20000 --steps 30          # needs KLUE_DATA_DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs  # noqa: E402
+from pipeline.stage import StageContext, StageInput  # noqa: E402
+
+
+def read_texts(data_dir: Path, n_docs: int) -> list[str]:
+    """Half Wikipedia sections (long), half movie reviews (short): both kinds of padding behaviour."""
+    wiki = (data_dir / "corpus/kowiki_sections.txt").read_text(encoding="utf-8").split("\n\n")
+    nsmc = (data_dir / "corpus/nsmc_reviews.txt").read_text(encoding="utf-8").splitlines()
+    wiki = [t.strip() for t in wiki if t.strip()][: n_docs // 2]
+    nsmc = [t.strip() for t in nsmc if t.strip()][: n_docs - len(wiki)]
+    return wiki + nsmc
+
+
+def train_tokenizer(texts: list[str], out: Path, vocab_size: int):
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizerFast
+
+    wp = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    wp.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False)
+    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wp.train_from_iterator(texts, trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]))
+    tok = BertTokenizerFast(vocab=wp.get_vocab(), do_lower_case=False, strip_accents=False,
+                            model_input_names=["input_ids", "attention_mask"])
+    tok.save_pretrained(out)
+    return tok
+
+
+def run_ours(texts: list[str], work: Path, tok_dir: Path, args) -> dict:
+    from pretrain.stages import EncodeParams, EncodeStage
+    from pretrain.train import TrainConfig, read_metrics, train
+
+    docs = work / "docs"
+    write_docs(docs / shard_name(0), (Doc(doc_id("bench", "b", i), t, "bench", meta_json({}))
+                                      for i, t in enumerate(texts)))
+    ctx = StageContext(out_dir=work / "encode", params=EncodeParams(eval_fraction=0.0),
+                       inputs={"pii": StageInput("pii", docs, {}),
+                               "vocab": StageInput("vocab", tok_dir.parent, {"meta": {"tokenizer_dir": tok_dir.name}})},
+                       recipe=SimpleNamespace(seed=0, sources=[]))
+    ctx.out_dir.mkdir()
+    EncodeStage().run(ctx)
+    cfg = TrainConfig(encode_dir=str(ctx.out_dir), tokenizer_dir=str(tok_dir), out_dir=str(work / "train"),
+                      seq_len=args.seq_len, micro_batch_size=args.batch, max_steps=args.steps, warmup_steps=5,
+                      lr=1e-3, log_every=args.warmup, eval_every=10**9, checkpoint_every=10**9,
+                      threads=args.threads, mixed_precision="no")
+    train(cfg)
+    rows = [m for m in read_metrics(work / "train/metrics.jsonl") if "tokens_per_s" in m][1:]  # skip warm-up
+    tps = sum(m["tokens_per_s"] for m in rows) / len(rows)
+    # Packed samples are full except the last one of the split: padding is below 1/len(samples).
+    return {"tokens_per_s": tps, "padding": 0.0, "loss": rows[-1]["loss"]}
+
+
+class CountingCollator:
+    """Wraps HF's collator to count what the model computes: (real tokens, padded positions) per batch."""
+
+    def __init__(self, inner, pad_id: int):
+        self.inner, self.pad_id = inner, pad_id
+        self.real, self.total = [], []
+
+    def __call__(self, features):
+        batch = self.inner(features)
+        self.total.append(batch["input_ids"].numel())
+        self.real.append(int(batch["attention_mask"].sum()) if "attention_mask" in batch
+                         else batch["input_ids"].numel())
+        return batch
+
+
+def run_hf(texts: list[str], tok, args, line_by_line: bool) -> dict:
+    import torch
+    from datasets import Dataset
+    from transformers import DataCollatorForLanguageModeling, Trainer, TrainerCallback, TrainingArguments
+
+    from pretrain.model import build_config, build_model
+
+    ds = Dataset.from_dict({"text": texts})
+    if line_by_line:  # run_mlm.py --line_by_line: one row per document, truncated, padded per batch
+        ds = ds.map(lambda b: tok(b["text"], truncation=True, max_length=args.seq_len), batched=True,
+                    remove_columns=["text"])
+    else:  # run_mlm.py default: tokenize everything, concatenate, cut into seq_len blocks
+        ds = ds.map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+
+        def group(b):
+            ids = [t for row in b["input_ids"] for t in row]
+            n = len(ids) // args.seq_len * args.seq_len
+            blocks = [ids[i:i + args.seq_len] for i in range(0, n, args.seq_len)]
+            return {"input_ids": blocks, "attention_mask": [[1] * args.seq_len for _ in blocks]}
+
+        ds = ds.map(group, batched=True, remove_columns=ds.column_names)
+    cfg = build_config("tiny", vocab_size=len(tok), seq_len=args.seq_len, pad_token_id=tok.pad_token_id,
+                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
+    model = build_model(cfg, seed=0)
+    collator = CountingCollator(DataCollatorForLanguageModeling(tok, mlm_probability=0.15), tok.pad_token_id)
+    marks: dict[int, float] = {}
+
+    class Clock(TrainerCallback):
+        def on_step_end(self, a, state, control, **kw):
+            marks[state.global_step] = time.perf_counter()
+
+    torch.set_num_threads(args.threads)
+    with tempfile.TemporaryDirectory() as out:
+        targs = TrainingArguments(output_dir=out, max_steps=args.steps, per_device_train_batch_size=args.batch,
+                                  learning_rate=1e-3, warmup_steps=5, report_to=[], save_strategy="no",
+                                  logging_steps=10**9, use_cpu=True, dataloader_num_workers=0, seed=0,
+                                  disable_tqdm=True)
+        Trainer(model=model, args=targs, train_dataset=ds, data_collator=collator,
+                callbacks=[Clock()]).train()
+    w = args.warmup
+    real = sum(collator.real[w:args.steps])
+    total = sum(collator.total[w:args.steps])
+    return {"tokens_per_s": real / (marks[args.steps] - marks[w]), "padding": 1 - real / total}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=20000)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5, help="steps excluded from the timing")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--seq-len", type=int, default=128)
+    ap.add_argument("--vocab", type=int, default=16000)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    data = os.environ.get("KLUE_DATA_DIR")
+    if not data:
+        sys.exit("set KLUE_DATA_DIR to the shared data folder")
+    texts = read_texts(Path(data), args.docs)
+    work = Path(tempfile.mkdtemp(prefix="bench-pretrain-"))
+    try:
+        tok = train_tokenizer(texts, work / "vocab" / "tok", args.vocab)
+        rows = {"HF Trainer, line_by_line (padded)": run_hf(texts, tok, args, line_by_line=True),
+                "HF Trainer, group_texts": run_hf(texts, tok, args, line_by_line=False),
+                "pretrain stage (packed, sparse head)": run_ours(texts, work / "ours", work / "vocab" / "tok",
+                                                                 args)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    ours = rows["pretrain stage (packed, sparse head)"]["tokens_per_s"]
+    print(f"\n{len(texts)} docs, tiny RoBERTa, vocab {len(tok)}, batch {args.batch} x {args.seq_len}, "
+          f"{args.steps} steps ({args.warmup} warm-up), {args.threads} threads")
+    print(f"{'run':40s} {'real tok/s':>11s} {'padding':>8s} {'ours / it':>10s}")
+    for name, r in rows.items():
+        print(f"{name:40s} {r['tokens_per_s']:11.0f} {r['padding']:8.1%} {ours / r['tokens_per_s']:9.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,414 @@
+"""The MLM pretraining loop, readable top to bottom: `python -m pretrain.train CONFIG.json`.
+
+Runs in-process (one CPU process) or once per rank under `torchrun` / `accelerate launch` (gloo on CPU, nccl on
+GPU, optionally DeepSpeed ZeRO 1/2/3). What it does, in order:
+  1. read the config; build the tokenizer, the RoBERTa config and a seeded model;
+  2. resume from the newest complete checkpoint in `<out_dir>/checkpoints/` if there is one;
+  3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, step, micro, rank) and masked
+     on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step;
+  4. log loss / lr / tokens/s (and MFU on GPU) to metrics.jsonl and TensorBoard; evaluate every `eval_every`;
+     checkpoint every `checkpoint_every` steps (atomically: written under a temp name, then renamed);
+  5. export `final/` (safetensors model + tokenizer) and `loss_curve.png`.
+Because the data order and the masks are functions of the step number, a resumed run reads no sample twice
+and, on CPU, reproduces the uninterrupted loss curve step for step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "train_state.json"
+EVAL_STEP = 2**40  # the "step" coordinate of evaluation masks: fixed, so every evaluation sees the same masks
+DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
+# Dense bf16 peak FLOP/s per device, for the MFU estimate (GPU only; public datasheet numbers).
+PEAK_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10G": 125e12, "L4": 121e12}
+
+
+class TrainConfig(BaseModel):
+    """Everything the loop needs; written by the pretrain stage as JSON next to its outputs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    encode_dir: str
+    tokenizer_dir: str
+    out_dir: str
+    seed: int = 42
+    model_size: Literal["tiny", "small", "base", "large"] = "tiny"
+    model_overrides: dict[str, Any] = {}
+    seq_len: int = 128
+    micro_batch_size: int = 32
+    grad_accum: int = 1
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    adam_betas: tuple[float, float] = (0.9, 0.98)
+    adam_eps: float = 1e-6
+    warmup_steps: int = 50
+    max_steps: int = 500
+    min_lr_ratio: float = 0.0
+    time_budget_s: float | None = None
+    max_grad_norm: float = 1.0
+    mlm_probability: float = 0.15
+    whole_word_mask: bool = False
+    eval_every: int = 100
+    eval_batches: int = 10
+    log_every: int = 10
+    checkpoint_every: int = 100
+    keep_checkpoints: int = 2
+    deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
+    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
+    threads: int | None = None
+    halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
+
+
+class Halted(RuntimeError):
+    """Raised when `halt_after_step` is reached: the run stops like a killed one would."""
+
+
+def lr_factor(step: int, cfg: TrainConfig, progress: float | None = None) -> float:
+    """Linear warmup to 1, then linear decay to `min_lr_ratio` at the end of training.
+
+    `progress` (0..1) replaces step / max_steps when a wall-clock budget drives the schedule.
+    """
+    if step < cfg.warmup_steps:
+        return (step + 1) / cfg.warmup_steps
+    if progress is None:
+        span = max(1, cfg.max_steps - cfg.warmup_steps)
+        progress = (step - cfg.warmup_steps) / span
+    return max(cfg.min_lr_ratio, 1.0 - (1.0 - cfg.min_lr_ratio) * min(1.0, progress))
+
+
+def resolve_mixed_precision(choice: str) -> str:
+    """`auto`: bf16 on a GPU that has it, fp32 otherwise (CPU bf16 is slower than fp32 on most CPUs)."""
+    import torch
+
+    if choice != "auto":
+        return choice
+    return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no"
+
+
+def deepspeed_config(cfg: TrainConfig, mixed_precision: str) -> dict[str, Any]:
+    """The shipped ZeRO JSON with its "auto" fields filled from the training config."""
+    ds = json.loads((DEEPSPEED_DIR / f"{cfg.deepspeed}.json").read_text())
+    ds["train_micro_batch_size_per_gpu"] = cfg.micro_batch_size
+    ds["gradient_accumulation_steps"] = cfg.grad_accum
+    ds["gradient_clipping"] = cfg.max_grad_norm
+    ds["bf16"] = {"enabled": mixed_precision == "bf16"}
+    if mixed_precision == "fp16":
+        ds["fp16"] = {"enabled": True}
+    return ds
+
+
+def find_checkpoint(out_dir: Path) -> Path | None:
+    """Newest complete checkpoint: a `step-*` folder (renamed into place only once complete)."""
+    ckpts = sorted((out_dir / CHECKPOINTS).glob("step-*"))
+    ckpts = [c for c in ckpts if (c / STATE_FILE).is_file()]
+    return ckpts[-1] if ckpts else None
+
+
+def read_metrics(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _rewrite_metrics(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    train = [(m["step"], m["loss"]) for m in metrics if "loss" in m]
+    evals = [(m["step"], m["eval_loss"]) for m in metrics if "eval_loss" in m]
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=120)
+    if train:
+        ax.plot(*zip(*train, strict=True), label="train loss")
+    if evals:
+        ax.plot(*zip(*evals, strict=True), "o-", label="held-out loss")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("MLM cross-entropy (nats)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.stem}.tmp.png")
+    fig.savefig(tmp, metadata={"Software": None})
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def export_final(mlm: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any] | None = None) -> None:
+    """`save_pretrained` of model (safetensors) and tokenizer into one folder, renamed into place when complete.
+
+    The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
+    """
+    tmp = final.with_name(f".{final.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    mlm.config.architectures = ["RobertaForMaskedLM"]
+    mlm.save_pretrained(tmp, state_dict=state_dict)
+    tokenizer.save_pretrained(tmp)
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+
+
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Run (or resume) training to `max_steps`; returns the summary also written to `summary.json`."""
+    import torch
+    from accelerate import Accelerator
+    from accelerate.state import AcceleratorState, GradientState
+    from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
+
+    out_dir = Path(cfg.out_dir)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    precision = resolve_mixed_precision(cfg.mixed_precision)
+    plugin, handlers = None, []
+    if cfg.deepspeed:
+        plugin = DeepSpeedPlugin(hf_ds_config=deepspeed_config(cfg, precision))
+        if not torch.cuda.is_available():
+            # Without an explicit backend, accelerate treats a CPU DeepSpeed run as one process of one
+            # (every rank believes it is rank 0 of 1); gloo makes it read the real rank and world size.
+            handlers.append(InitProcessGroupKwargs(backend="gloo"))
+    accelerator = Accelerator(
+        # accelerate ignores a DeepSpeed plugin when cpu=True; with DS_ACCELERATOR=cpu DeepSpeed runs on CPU
+        cpu=not torch.cuda.is_available() and plugin is None,
+        mixed_precision=precision,
+        gradient_accumulation_steps=cfg.grad_accum,
+        deepspeed_plugin=plugin,
+        kwargs_handlers=handlers,
+        log_with="tensorboard",
+        project_dir=str(out_dir),
+    )
+    try:
+        if cfg.deepspeed and accelerator.distributed_type != DistributedType.DEEPSPEED:
+            raise RuntimeError(f"deepspeed={cfg.deepspeed} requested but accelerate runs "
+                               f"{accelerator.distributed_type}; launch with torchrun (see pretrain.stages.launch)")
+        return _run(cfg, accelerator, out_dir)
+    finally:
+        accelerator.end_training()
+        # The accelerate state is a process-wide singleton: reset it so a second run in the same process
+        # (tests, notebooks) starts clean.
+        AcceleratorState._reset_state(True)
+        GradientState._reset_state()
+
+
+def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
+    import torch
+    from accelerate.utils import set_seed
+    from tqdm.auto import tqdm
+    from transformers import AutoTokenizer
+
+    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, mask_tokens, step_generator
+    from pretrain.model import SparseMLM, build_config, build_model
+
+    rank, world, main = accelerator.process_index, accelerator.num_processes, accelerator.is_main_process
+    tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
+    special = SpecialIds.from_tokenizer(tok)
+    train_samples = PackedSamples(TokenStream(Path(cfg.encode_dir), "train"), cfg.seq_len, special)
+    eval_stream = TokenStream(Path(cfg.encode_dir), "eval")
+    eval_samples = PackedSamples(eval_stream, cfg.seq_len, special) if len(eval_stream) else None
+    order = SampleOrder(len(train_samples), cfg.seed, cfg.micro_batch_size, cfg.grad_accum, world)
+
+    model_cfg = build_config(cfg.model_size, vocab_size=len(tok), seq_len=cfg.seq_len,
+                             pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
+                             eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
+    model = SparseMLM(build_model(model_cfg, cfg.seed))
+    n_params = sum(p.numel() for p in model.parameters())
+    decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps)
+    model, optimizer = accelerator.prepare(model, optimizer)
+    set_seed(cfg.seed + rank)  # dropout streams differ per rank; restored from checkpoints on resume
+
+    # -- resume -------------------------------------------------------------------------------------------
+    metrics_path = out_dir / "metrics.jsonl"
+    step, elapsed_before, tokens_before = 0, 0.0, 0
+    if main:
+        for stale in (out_dir / CHECKPOINTS).glob(".partial-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+    accelerator.wait_for_everyone()
+    ckpt = find_checkpoint(out_dir)
+    if ckpt is not None:
+        state = json.loads((ckpt / STATE_FILE).read_text())
+        if state["world_size"] != world or state["per_step"] != order.per_step:
+            raise ValueError(f"{ckpt}: written with world_size={state['world_size']} and "
+                             f"{state['per_step']} samples/step; this run has {world} and {order.per_step}")
+        accelerator.load_state(str(ckpt))
+        step, elapsed_before, tokens_before = state["step"], state["elapsed_s"], state["tokens"]
+        accelerator.print(f"resuming from {ckpt.name} (step {step})")
+        if main:  # lines logged after the checkpoint belong to the lost part of the run
+            _rewrite_metrics(metrics_path, [m for m in read_metrics(metrics_path) if m["step"] <= step])
+    accelerator.init_trackers("tensorboard")
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def micro_batch(s: int, a: int, r: int, samples: PackedSamples, indices: list[int]) -> dict[str, Any]:
+        b = samples.batch(indices)
+        ids, labels = mask_tokens(b["input_ids"], special, step_generator(cfg.seed, s, a, r),
+                                  mlm_probability=cfg.mlm_probability, word_starts=b.get("word_starts"),
+                                  whole_word=cfg.whole_word_mask)
+        att = b["attention_mask"]
+        out = {"input_ids": ids.to(accelerator.device), "labels": labels.to(accelerator.device)}
+        if not bool(att.all()):  # packed samples need no mask; only the short last one does
+            out["attention_mask"] = att.to(accelerator.device)
+        return out
+
+    def evaluate() -> float:
+        """Mean loss per masked token over a fixed set of held-out samples with fixed masks."""
+        model.eval()
+        total, count = torch.zeros((), device=accelerator.device), torch.zeros((), device=accelerator.device)
+        n = len(eval_samples)
+        with torch.no_grad():
+            for k in range(cfg.eval_batches):
+                first = (k * world + rank) * cfg.micro_batch_size
+                idx = [(first + j) % n for j in range(cfg.micro_batch_size)]
+                b = micro_batch(EVAL_STEP, k, rank, eval_samples, idx)
+                masked = (b["labels"] != -100).sum()
+                total += model(**b).float() * masked
+                count += masked
+        model.train()
+        total, count = accelerator.reduce(total, "sum"), accelerator.reduce(count, "sum")
+        return float(total / count.clamp(min=1))
+
+    def save_checkpoint(s: int, elapsed: float, tokens: int) -> None:
+        ckpt_root = out_dir / CHECKPOINTS
+        final, tmp = ckpt_root / f"step-{s:08d}", ckpt_root / f".partial-step-{s:08d}"
+        accelerator.save_state(str(tmp))  # model (safetensors), optimizer, RNG states of every rank
+        accelerator.wait_for_everyone()
+        if main:
+            state = {"step": s, "elapsed_s": elapsed, "tokens": tokens, "world_size": world,
+                     "per_step": order.per_step, "samples_read": s * order.per_step}
+            (tmp / STATE_FILE).write_text(json.dumps(state, sort_keys=True) + "\n")
+            os.replace(tmp, final)
+            for old in sorted(ckpt_root.glob("step-*"))[:-cfg.keep_checkpoints]:
+                shutil.rmtree(old, ignore_errors=True)
+        accelerator.wait_for_everyone()
+
+    peak = None
+    if torch.cuda.is_available():
+        name = torch.cuda.get_device_name()
+        peak = next((v for k, v in PEAK_FLOPS.items() if k in name), None)
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    model.train()
+    t_start = time.perf_counter()
+    tokens_seen = tokens_before
+    window_loss, window_tokens, window_t = [], 0, time.perf_counter()
+    bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not main, unit="step")
+    while step < cfg.max_steps:
+        elapsed = elapsed_before + time.perf_counter() - t_start
+        progress = None
+        if cfg.time_budget_s:
+            if elapsed >= cfg.time_budget_s:
+                accelerator.print(f"wall-clock budget of {cfg.time_budget_s:.0f}s reached at step {step}")
+                break
+            progress = max((step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps),
+                           elapsed / cfg.time_budget_s)
+        lr = cfg.lr * lr_factor(step, cfg, progress)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        step_loss = torch.zeros((), device=accelerator.device)
+        for a in range(cfg.grad_accum):
+            b = micro_batch(step, a, rank, train_samples, order.indices(step, a, rank))
+            with accelerator.accumulate(model):
+                loss = model(**b)
+                accelerator.backward(loss)
+                if accelerator.sync_gradients:
+                    accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                optimizer.zero_grad()
+            step_loss += loss.detach() / cfg.grad_accum
+            window_tokens += int(b["input_ids"].numel())
+        step += 1
+        mean_loss = float(accelerator.reduce(step_loss, "mean"))
+        window_loss.append(mean_loss)
+        tokens_seen += order.per_step * cfg.seq_len
+        bar.update(1)
+        row: dict[str, Any] = {}
+        if step % cfg.log_every == 0 or step == cfg.max_steps:
+            dt = time.perf_counter() - window_t
+            tps = window_tokens * world / dt
+            row = {"step": step, "loss": sum(window_loss) / len(window_loss), "lr": lr, "tokens_per_s": tps,
+                   "epoch": order.epoch(step)}
+            if peak:
+                row["mfu"] = 6 * n_params * tps / (peak * world)
+            window_loss, window_tokens, window_t = [], 0, time.perf_counter()
+            bar.set_postfix(loss=f"{row['loss']:.3f}", tok_s=f"{tps:.0f}")
+        if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
+            row = {**row, "step": step, "eval_loss": evaluate()}
+        if row:
+            accelerator.log({k: v for k, v in row.items() if k != "step"}, step=step)
+            if main:
+                with open(metrics_path, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(row, sort_keys=True) + "\n")
+        if step % cfg.checkpoint_every == 0 and step < cfg.max_steps:
+            save_checkpoint(step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
+        if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
+            bar.close()
+            raise Halted(f"halted after step {step} (halt_after_step)")
+    bar.close()
+
+    # -- export -----------------------------------------------------------------------------------------------
+    state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards
+    final = out_dir / "final"
+    if main:
+        export_final(accelerator.unwrap_model(model).mlm, tok, final,
+                     state_dict={k.removeprefix("mlm."): v for k, v in state_dict.items()})
+    accelerator.wait_for_everyone()
+    metrics = read_metrics(metrics_path)
+    train_rows = [m for m in metrics if "loss" in m]
+    eval_rows = [m for m in metrics if "eval_loss" in m]
+    summary = {
+        "steps": step,
+        "first_loss": train_rows[0]["loss"] if train_rows else None,
+        "last_loss": train_rows[-1]["loss"] if train_rows else None,
+        "eval_loss": eval_rows[-1]["eval_loss"] if eval_rows else None,
+        "tokens_per_s": (sum(m["tokens_per_s"] for m in train_rows) / len(train_rows)) if train_rows else None,
+        "tokens_seen": tokens_seen,
+        "params": n_params,
+        "world_size": world,
+        "mixed_precision": accelerator.mixed_precision,
+        "deepspeed": cfg.deepspeed,
+        "epochs": order.epoch(step),
+    }
+    if main:
+        plot_loss_curve(metrics, out_dir / "loss_curve.png")
+        tmp = out_dir / ".summary.json.tmp"
+        tmp.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, out_dir / "summary.json")
+    accelerator.wait_for_everyone()
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m pretrain.train CONFIG.json", file=sys.stderr)
+        return 2
+    path = Path(args[0])
+    cfg = TrainConfig.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        train(cfg)
+    except Halted as e:
+        print(str(e), file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

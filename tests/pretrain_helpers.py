@@ -1,0 +1,70 @@
+"""Builders for the pretrain tests: a small WordPiece tokenizer with KLUE's special ids, document shards made
+from the Korean fixture text, and stage contexts built by hand (no runner needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
+from pipeline.stage import StageContext, StageInput
+
+FIXTURE = Path(__file__).parent / "fixtures" / "pretrain" / "corpus_ko.txt"
+SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]  # KLUE ids 0..4
+
+
+def fixture_lines() -> list[str]:
+    return [line for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def make_tokenizer(out: Path, vocab_size: int = 700) -> Path:
+    """Train a WordPiece on the fixture text and save it as a BertTokenizerFast folder."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from transformers import BertTokenizerFast
+
+    wp = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    # No lowercasing or accent stripping: either would decompose Hangul syllables.
+    wp.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False, handle_chinese_chars=False)
+    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, min_frequency=1)
+    wp.train_from_iterator(fixture_lines(), trainer)
+    tok = BertTokenizerFast(vocab=wp.get_vocab(), do_lower_case=False, strip_accents=False,
+                            tokenize_chinese_chars=False, model_input_names=["input_ids", "attention_mask"])
+    tok.save_pretrained(out)
+    return out
+
+
+def make_doc_shards(out: Path, n_shards: int = 2, repeat: int = 1, extra_docs: list[str] | None = None) -> Path:
+    """Fixture lines (x `repeat`) as documents, split contiguously into `n_shards` shards, two sources."""
+    texts = fixture_lines() * repeat + list(extra_docs or [])
+    docs = [Doc(doc_id("fixture", "corpus_ko.txt", i), t, "news" if i % 3 else "wiki", meta_json({"line": i}))
+            for i, t in enumerate(texts)]
+    per = -(-len(docs) // n_shards)
+    for s in range(n_shards):
+        write_docs(out / shard_name(s), docs[s * per:(s + 1) * per])
+    return out
+
+
+def context(out_dir: Path, params, inputs: dict[str, tuple[Path, dict]], seed: int = 7,
+            workers: int = 1) -> StageContext:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return StageContext(
+        out_dir=out_dir, params=params,
+        inputs={k: StageInput(k, p, {"meta": meta}) for k, (p, meta) in inputs.items()},
+        recipe=SimpleNamespace(seed=seed, sources=[]), workers=workers,
+    )
+
+
+def encode_fixture(root: Path, *, n_shards: int = 2, repeat: int = 1, eval_fraction: float = 0.1,
+                   workers: int = 1, extra_docs: list[str] | None = None, vocab_dir: Path | None = None):
+    """Tokenizer + doc shards + the encode stage run on them; returns (encode dir, vocab dir, result)."""
+    from pretrain.stages import EncodeParams, EncodeStage
+
+    vocab_dir = vocab_dir or root / "vocab"
+    if not (vocab_dir / "tok").is_dir():
+        make_tokenizer(vocab_dir / "tok")
+    docs = make_doc_shards(root / "docs", n_shards=n_shards, repeat=repeat, extra_docs=extra_docs)
+    ctx = context(root / "encode", EncodeParams(eval_fraction=eval_fraction),
+                  {"pii": (docs, {}), "vocab": (vocab_dir, {"tokenizer_dir": "tok"})}, workers=workers)
+    result = EncodeStage().run(ctx)
+    return ctx.out_dir, vocab_dir, result
