@@ -1,0 +1,143 @@
+"""`klue finetune` and `klue score`. Only click is imported at module level (`klue --help` imports this
+module); torch and transformers load inside the commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from finetune.registry import TASKS, task_list_text
+
+
+def _task_help() -> str:
+    return "\b\nRegistered tasks (metrics; the first selects the checkpoint):\n" + "\n".join(
+        f"  {name:<5} {', '.join(e.metrics):<18} {e.title}" for name, e in TASKS.items())
+
+
+def _print_task_list(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(task_list_text())
+        ctx.exit()
+
+
+def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in value.replace(",", " ").split()]
+    except ValueError:
+        raise click.BadParameter(f"expected integers separated by commas or spaces, got {value!r}") from None
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise click.BadParameter("give at least one seed, each once")
+    return seeds
+
+
+@click.command(help="Fine-tune a model on one KLUE task, select the best checkpoint on the evaluation split, "
+                    "and write metrics.json, predictions and a one-line summary.\n\n" + _task_help())
+@click.argument("task", required=False)
+@click.option("--task-list", is_flag=True, expose_value=False, is_eager=True, callback=_print_task_list,
+              help="List the registered tasks with their metrics and exit.")
+@click.option("--model", "model_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder that AutoModel/AutoTokenizer load offline (safetensors).")
+@click.option("--data-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="KLUE data folder (official files, e.g. $KLUE_DATA_DIR/klue) or a HF datasets copy.")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), help="Output folder.")
+@click.option("--seeds", default="42", show_default=True, callback=_seeds,
+              help="Seeds, e.g. '1,2,3': one run each, reported as mean ± std.")
+@click.option("--split", type=click.Choice(["auto", "official", "dev-split"]), default="auto", show_default=True,
+              help="official: train file -> dev; dev-split: dev split 80/20 by guid hash; auto: official if a "
+                   "train file exists.")
+@click.option("--eval-fraction", type=float, default=0.2, show_default=True, help="Evaluation share for dev-split.")
+@click.option("--random-init", is_flag=True, help="Same architecture, fresh weights (the no-pretraining baseline).")
+@click.option("--max-train-examples", type=int, help="Cap on training examples (fixed guid-hash sample).")
+@click.option("--max-eval-examples", type=int, help="Cap on evaluation examples (fixed guid-hash sample).")
+@click.option("--max-steps", type=int, help="Cap on optimiser steps.")
+@click.option("--epochs", type=int, help="Override the task's default epochs.")
+@click.option("--lr", "learning_rate", type=float, help="Override the default learning rate.")
+@click.option("--batch-size", type=int, help="Override the default train batch size.")
+@click.option("--max-length", type=int, help="Override the default max sequence length.")
+@click.option("--eval-every", type=int, help="Also evaluate every N steps (default: after each epoch).")
+@click.option("--save-model/--no-save-model", default=True, show_default=True,
+              help="Save the selected checkpoint under seed-N/model.")
+@click.option("--label", help="Name of this model in reports (default: the model folder's name).")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
+             seeds: list[int], split: str, eval_fraction: float, random_init: bool,
+             max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
+             epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
+             eval_every: int | None, save_model: bool, label: str | None, quiet: bool) -> None:
+    from dataclasses import replace
+
+    from finetune.registry import get_task, resolve_name
+
+    missing = [n for n, v in (("TASK", task), ("--model", model_dir), ("--data-dir", data_dir),
+                              ("--output", output)) if v is None]
+    if missing:
+        raise click.UsageError(f"missing {', '.join(missing)}")
+    try:
+        name = resolve_name(task)
+    except KeyError as e:
+        raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+
+    from finetune.data import load_task_data
+    from finetune.tasks.base import DataError
+    from finetune.trainer import run_finetune
+
+    try:
+        task_obj = get_task(name, data_dir=data_dir)
+        hp = task_obj.defaults
+        overrides = {"epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
+                     "max_length": max_length}
+        hp = replace(hp, **{k: v for k, v in overrides.items() if v is not None})
+        data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,  # type: ignore[arg-type]
+                              max_train=max_train_examples, max_eval=max_eval_examples)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    if not quiet:
+        click.echo(f"{name}: {data.source['n_train']} train / {data.source['n_eval']} eval examples — "
+                   f"{data.source['note']}", err=True)
+    summary = run_finetune(task_obj, model_dir, data, output, seeds, hp, max_steps=max_steps,
+                           eval_every=eval_every, random_init=random_init, save_model=save_model, label=label,
+                           progress=not quiet)
+    from finetune.trainer import summary_line
+
+    click.echo(summary_line(summary))
+
+
+@click.command(help="Score a predictions file (JSON lines keyed by guid) against an official gold file.\n\n"
+                    "\b\nYNAT/NLI/RE: {\"guid\": ..., \"label\": NAME}; RE may add \"probs\": 30 numbers in "
+                    "relation_list.json order (needed for AUPRC)\nSTS: {\"guid\": ..., \"score\": FLOAT}")
+@click.argument("task")
+@click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Official gold file (e.g. klue-sts-v1.1_dev.json).")
+@click.option("--pred", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Predictions, JSON lines.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--allow-subset", is_flag=True,
+              help="Score only the predicted guids (e.g. a dev-split run) instead of failing on missing ones.")
+def score(task: str, gold: Path, pred: Path, fmt: str, allow_subset: bool) -> None:
+    import json
+
+    from finetune.data import json_safe
+    from finetune.registry import resolve_name
+    from finetune.score import score_file
+    from finetune.tasks.base import DataError
+
+    try:
+        result = score_file(resolve_name(task), gold, pred, allow_subset=allow_subset)
+    except KeyError as e:
+        raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    if fmt == "json":
+        click.echo(json.dumps(json_safe(result), ensure_ascii=False, indent=2))
+        return
+    parts = []
+    for k, v in json_safe(result["metrics"]).items():
+        if isinstance(v, float):
+            parts.append(f"{k} {v:.2f}")
+        elif v is None:
+            parts.append(f"{k} n/a")
+        else:
+            parts.append(f"{k} {v}")
+    subset = f" (subset: {result['n_scored']} of {result['n_gold']} gold examples)" if result["subset"] else ""
+    click.echo(f"{result['task']}  " + "  ".join(parts) + f"  n={result['n_scored']}{subset}")

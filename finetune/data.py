@@ -1,0 +1,208 @@
+"""Finding and reading a task's data: official KLUE files or a local HF `datasets` copy, and the deterministic
+guid-hash split used where only a dev file is available.
+
+Which files were used, how they were split and how many examples were kept is returned as a plain dict
+(`TaskData.source`) that goes into metrics.json, so every report can say when it trained on part of dev.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from finetune.tasks.base import DataError, Example
+
+if TYPE_CHECKING:
+    from finetune.tasks.base import Task
+
+SplitMode = Literal["auto", "official", "dev-split"]
+
+
+def load_json_list(path: Path) -> list:
+    """An official KLUE JSON file (one list of records), with the line and column of a syntax error."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not UTF-8 text ({e})") from e
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+    if not isinstance(data, list):
+        raise DataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
+    return data
+
+
+def read_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """(line number, value) for each non-blank line of a JSON-lines file; errors name the line."""
+    path = Path(path)
+    out = []
+    try:
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    out.append((n, json.loads(line)))
+                except json.JSONDecodeError as e:
+                    raise DataError(f"{path}:{n}: invalid JSON ({e.msg} at column {e.colno})") from e
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    return out
+
+
+def guid_bucket(guid: str, salt: str = "klue-split") -> float:
+    """A stable number in [0, 1) from the guid alone, so the split depends neither on file order nor on
+    Python's randomised hash."""
+    digest = hashlib.sha256(f"{salt}:{guid}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def split_by_guid(examples: list[Example], eval_fraction: float = 0.2) -> tuple[list[Example], list[Example]]:
+    """Deterministic train/eval split by guid hash (eval if bucket < eval_fraction); order is preserved."""
+    if not 0.0 < eval_fraction < 1.0:
+        raise ValueError(f"eval_fraction must be in (0, 1), got {eval_fraction}")
+    train = [e for e in examples if guid_bucket(e["guid"]) >= eval_fraction]
+    evals = [e for e in examples if guid_bucket(e["guid"]) < eval_fraction]
+    return train, evals
+
+
+def cap(examples: list[Example], limit: int | None) -> list[Example]:
+    """The `limit` examples with the lowest guid hash (a fixed pseudo-random sample, the same for every model
+    and seed), kept in file order. None keeps all."""
+    if limit is None or limit >= len(examples):
+        return examples
+    chosen = set(sorted(range(len(examples)), key=lambda i: guid_bucket(examples[i]["guid"], "klue-cap"))[:limit])
+    return [e for i, e in enumerate(examples) if i in chosen]
+
+
+def check_unique_guids(examples: list[Example], where: str) -> None:
+    seen: set[str] = set()
+    for e in examples:
+        if e["guid"] in seen:
+            raise DataError(f"{where}: duplicate guid {e['guid']!r}")
+        seen.add(e["guid"])
+
+
+@dataclass
+class TaskData:
+    train: list[Example]
+    eval: list[Example]
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+def _hf_dir(task: Task, data_dir: Path) -> Path | None:
+    for cand in (data_dir, data_dir / task.files.hf_config):
+        if (cand / "dataset_dict.json").is_file():
+            return cand
+    return None
+
+
+def _official_file(task: Task, data_dir: Path, pattern: str) -> Path | None:
+    for folder in (data_dir / task.files.subdir, data_dir):
+        hits = sorted(folder.glob(pattern))
+        if hits:
+            return hits[-1]  # v1.1 sorts after v1
+    return None
+
+
+def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_fraction: float = 0.2,
+                   max_train: int | None = None, max_eval: int | None = None) -> TaskData:
+    """Train and evaluation examples for a task.
+
+    `data_dir` may be the KLUE folder (with `ynat/`, `sts/`, ...), a task folder, or a HF `datasets` copy saved
+    with `save_to_disk` (the `klue` dataset dict itself or a folder holding one per config). `split`: "official"
+    trains on the train file and evaluates on dev; "dev-split" splits dev 80/20 by guid hash; "auto" uses the
+    train file when there is one, else splits dev.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise DataError(f"{data_dir}: data folder not found")
+    hf = _hf_dir(task, data_dir)
+    if hf is not None:
+        from datasets import load_from_disk
+
+        dsd = load_from_disk(str(hf))
+        parts: dict[str, list[Example] | None] = {}
+        for name, split_name in (("train", "train"), ("dev", "validation")):
+            if split_name not in dsd:
+                parts[name] = None
+                continue
+            ds = dsd[split_name]
+            parts[name] = [task.parse_record(task.from_hf(row, ds.features), f"{hf} [{split_name}] row {i}")
+                           for i, row in enumerate(ds)]
+        files = {"format": "hf-datasets", "path": str(hf), "train": "train" if parts["train"] else None,
+                 "dev": "validation"}
+        train_ex, dev_ex = parts["train"], parts["dev"]
+        if dev_ex is None:
+            raise DataError(f"{hf}: the dataset has no 'validation' split")
+    else:
+        train_path = _official_file(task, data_dir, task.files.train_glob)
+        dev_path = _official_file(task, data_dir, task.files.dev_glob)
+        if dev_path is None:
+            raise DataError(f"{data_dir}: no {task.name} dev file ({task.files.subdir}/{task.files.dev_glob}) "
+                            "and no HF datasets copy (dataset_dict.json)")
+        files = {"format": "official", "train": str(train_path) if train_path else None, "dev": str(dev_path)}
+        train_ex = task.read_file(train_path) if train_path else None
+        dev_ex = task.read_file(dev_path)
+    check_unique_guids(dev_ex, files["dev"])
+
+    mode = split
+    if mode == "auto":
+        mode = "official" if train_ex else "dev-split"
+    if mode == "official":
+        if not train_ex:
+            raise DataError(f"{data_dir}: split 'official' needs a {task.name} train file; none found "
+                            "(use --split dev-split)")
+        train, evals = train_ex, dev_ex
+        note = "trained on the official train file, evaluated on the official dev file"
+    else:
+        train, evals = split_by_guid(dev_ex, eval_fraction)
+        note = (f"no train file used: the dev file was split by guid hash, {1 - eval_fraction:.0%} train / "
+                f"{eval_fraction:.0%} evaluation; scores are not comparable with published dev scores")
+    n_train, n_eval = len(train), len(evals)
+    train, evals = cap(train, max_train), cap(evals, max_eval)
+    if not train or not evals:
+        raise DataError(f"{data_dir}: empty {'train' if not train else 'evaluation'} set for {task.name}")
+    source = {**files, "split": mode, "eval_fraction": eval_fraction if mode == "dev-split" else None,
+              "note": note, "n_train_available": n_train, "n_eval_available": n_eval,
+              "n_train": len(train), "n_eval": len(evals)}
+    if len(evals) < n_eval:
+        source["note"] += f"; evaluation capped at {len(evals)} of {n_eval} examples"
+    return TaskData(train, evals, source)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write to a temporary name beside the target, then rename, so readers never see half a file."""
+    import os
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_jsonl(path: Path, records: list[dict]) -> None:
+    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+def json_safe(obj: Any) -> Any:
+    """NaN/inf floats -> None, recursively, so the output is strict JSON."""
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def write_json(path: Path, obj: Any) -> None:
+    write_atomic(path, json.dumps(json_safe(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n")

@@ -1,0 +1,113 @@
+"""Results tables (markdown and JSON): our runs beside KLUE's published baselines.
+
+Published numbers are copied from the "Baseline Scores" table of the KLUE README
+(https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef),
+which the paper (arXiv 2105.09680) reports as dev-set results. Only the four tasks of this suite are kept.
+Runs evaluated on a guid-hash split of a dev file are marked, because they are not comparable with those.
+
+Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...]
+(each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from finetune.data import write_atomic, write_json
+
+PUBLISHED_SOURCE = ("KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); "
+                    "dev set")
+
+# (task, metric) columns in report order, with the README's column names.
+COLUMNS: list[tuple[str, str, str]] = [
+    ("ynat", "macro_f1", "YNAT F1"),
+    ("sts", "pearsonr", "STS r"),
+    ("sts", "f1", "STS F1"),
+    ("nli", "accuracy", "NLI Acc"),
+    ("re", "micro_f1", "RE F1"),
+    ("re", "auprc", "RE AUPRC"),
+]
+
+# model -> (YNAT F1, STS Pearson r, STS F1, NLI acc, RE micro F1, RE AUPRC), as published.
+PUBLISHED: dict[str, tuple[float, ...]] = {
+    "mBERT-base": (81.55, 84.66, 76.00, 73.20, 57.88, 53.82),
+    "XLM-R-base": (83.52, 89.16, 82.01, 77.33, 57.46, 54.98),
+    "XLM-R-large": (86.06, 92.97, 85.86, 85.93, 58.39, 61.15),
+    "KR-BERT-base": (84.58, 88.61, 81.07, 77.17, 62.74, 60.94),
+    "koELECTRA-base": (84.59, 92.46, 84.84, 85.63, 62.85, 58.94),
+    "KLUE-BERT-base": (85.49, 90.85, 82.84, 81.63, 66.44, 66.17),
+    "KLUE-RoBERTa-small": (84.30, 90.50, 83.92, 79.12, 60.85, 58.76),
+    "KLUE-RoBERTa-base": (85.12, 92.41, 84.60, 84.97, 66.66, 67.74),
+    "KLUE-RoBERTa-large": (86.42, 93.37, 85.89, 89.43, 69.59, 72.39),
+}
+
+
+def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
+    runs = []
+    for d in run_dirs:
+        path = Path(d) / "metrics.json" if Path(d).is_dir() else Path(d)
+        runs.append(json.loads(path.read_text(encoding="utf-8")))
+    return runs
+
+
+def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
+    evaluation used a dev split."""
+    rows: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        row = rows.setdefault(run["label"], {})
+        for task, metric, col in COLUMNS:
+            if run["task"] != task:
+                continue
+            row[col] = {"mean": run["mean"].get(metric), "std": run["std"].get(metric), "seeds": len(run["seeds"]),
+                        "dev_split": run["data"].get("split") == "dev-split", "n_eval": run["data"].get("n_eval")}
+    return {
+        "columns": [c for _, _, c in COLUMNS],
+        "ours": rows,
+        "published": {m: dict(zip([c for _, _, c in COLUMNS], v, strict=True)) for m, v in PUBLISHED.items()},
+        "published_source": PUBLISHED_SOURCE,
+    }
+
+
+def to_markdown(table: dict[str, Any]) -> str:
+    cols = table["columns"]
+    lines = ["| model | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    any_split = False
+    for label, row in table["ours"].items():
+        cells = []
+        for c in cols:
+            cell = row.get(c)
+            if cell is None or cell["mean"] is None:
+                cells.append("–")
+                continue
+            text = f"{cell['mean']:.2f}" + (f" ± {cell['std']:.2f}" if cell["seeds"] > 1 else "")
+            if cell["dev_split"]:
+                text += " †"
+                any_split = True
+            cells.append(text)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for model, row in table["published"].items():
+        lines.append(f"| {model} (published) | " + " | ".join(f"{row[c]:.2f}" for c in cols) + " |")
+    notes = [f"Published rows: {table['published_source']}."]
+    if any_split:
+        notes.append("† evaluated on a 20% guid-hash split of the dev file (trained on the other 80%): "
+                     "not comparable with the published dev scores.")
+    return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) < 2:
+        raise SystemExit(__doc__)
+    out, dirs = Path(argv[0]), [Path(a) for a in argv[1:]]
+    table = build_table(load_runs(dirs))
+    write_json(out.with_suffix(".json"), table)
+    write_atomic(out.with_suffix(".md"), to_markdown(table))
+    print(to_markdown(table))
+
+
+if __name__ == "__main__":
+    main()

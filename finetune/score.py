@@ -1,0 +1,51 @@
+"""Scores a predictions file against an official gold file, so any model's output can be compared with KLUE.
+
+Predictions are JSON lines keyed by guid (YNAT/NLI/RE `{"guid", "label"}`, RE optionally `"probs"`, STS
+`{"guid", "score"}`). Every gold guid must be predicted exactly once and no other guid may appear: a partial or
+mismatched file is an error, never a silently smaller evaluation. `allow_subset` (for runs that evaluated on a
+guid-hash split of dev) scores only the predicted guids and says so in the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from finetune.data import read_jsonl
+from finetune.registry import get_task
+from finetune.tasks.base import DataError
+
+
+def _preview(items: list[str], n: int = 5) -> str:
+    return ", ".join(items[:n]) + (f", ... ({len(items)} in all)" if len(items) > n else "")
+
+
+def score_file(task_name: str, gold: Path, pred: Path, allow_subset: bool = False) -> dict[str, Any]:
+    gold, pred = Path(gold), Path(pred)
+    task = get_task(task_name, data_dir=gold.parent)
+    golds = task.read_file(gold)
+    by_guid = {g["guid"]: g for g in golds}
+    if len(by_guid) != len(golds):
+        raise DataError(f"{gold}: duplicate guids in the gold file")
+
+    preds: dict[str, dict] = {}
+    for line, rec in read_jsonl(pred):
+        where = f"{pred}:{line}"
+        task.check_prediction(rec, where)
+        guid = rec["guid"]
+        if guid in preds:
+            raise DataError(f"{where}: guid {guid!r} is predicted twice")
+        preds[guid] = rec
+    if not preds:
+        raise DataError(f"{pred}: no predictions")
+    unknown = [g for g in preds if g not in by_guid]
+    if unknown:
+        raise DataError(f"{pred}: {len(unknown)} guid(s) not in the gold file {gold}: {_preview(unknown)}")
+    missing = [g for g in by_guid if g not in preds]
+    if missing and not allow_subset:
+        raise DataError(f"{pred}: {len(missing)} gold guid(s) have no prediction: {_preview(missing)} "
+                        "(pass --allow-subset to score only the predicted guids)")
+    aligned = [g for g in golds if g["guid"] in preds]
+    metrics = task.compute_metrics([preds[g["guid"]] for g in aligned], aligned)
+    return {"task": task.name, "gold": str(gold), "predictions": str(pred), "n_scored": len(aligned),
+            "n_gold": len(golds), "subset": bool(missing), "metrics": metrics}

@@ -1,0 +1,220 @@
+"""What a task module provides, and the shared behaviour of the sentence(-pair) classification tasks.
+
+The trainer and the scorer only talk to a `Task`: it reads records (official files or a HF `datasets` copy),
+turns examples into model features, builds its head, turns raw model outputs into prediction records (the
+same JSON-lines records `klue score` reads) and scores predictions against gold examples. Token-level and
+span tasks (NER, DP, MRC) fit the same shape: one example may give several features (each carries
+`example_index`), `collator` and `eval_outputs` may be overridden, and `predictions` aggregates features back
+to one record per guid.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from finetune.registry import TASKS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+Example = dict[str, Any]  # always has "guid"; the rest is task-specific
+Feature = dict[str, Any]  # model inputs + "labels" + "example_index"
+
+
+class DataError(ValueError):
+    """A data or predictions file that cannot be used; the message names the file, the record and the problem."""
+
+
+@dataclass(frozen=True)
+class Hyperparams:
+    """Defaults from KLUE-baseline's `run_all.sh` for the base/small models; its optimizer is AdamW with
+    eps 1e-8, weight decay 0 and a linear schedule with warmup (`lightning_base.py`)."""
+
+    learning_rate: float = 5e-5
+    batch_size: int = 32
+    max_length: int = 128
+    epochs: int = 4
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    adam_epsilon: float = 1e-8
+    eval_batch_size: int = 64
+
+
+@dataclass(frozen=True)
+class DataFiles:
+    subdir: str  # folder under the KLUE data dir (e.g. "ynat")
+    train_glob: str  # official train file (glob: v1 and v1.1 names both match)
+    dev_glob: str
+    hf_config: str  # config name of the HF `klue` dataset
+
+
+class Task(ABC):
+    name: ClassVar[str]
+    defaults: ClassVar[Hyperparams]
+    files: ClassVar[DataFiles]
+
+    def __init__(self, data_dir: Path | None = None) -> None:
+        self.data_dir = data_dir
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return TASKS[self.name].metrics
+
+    @property
+    def main_metric(self) -> str:
+        return TASKS[self.name].main_metric
+
+    # ---- reading -------------------------------------------------------------------------------
+    def read_file(self, path: Path) -> list[Example]:
+        """Official v1.1 files are one JSON list; tasks shipped as TSV override this."""
+        from finetune.data import load_json_list
+
+        return [self.parse_record(rec, f"{path}: record {i}") for i, rec in enumerate(load_json_list(path))]
+
+    @abstractmethod
+    def parse_record(self, rec: dict, where: str) -> Example:
+        """An official-format record -> example; raise `DataError` naming `where` on a malformed record."""
+
+    def from_hf(self, row: dict, features: Any) -> dict:
+        """A row of the HF `klue` copy -> an official-format record. HF stores labels as ClassLabel ids in its
+        own order (which differs from the official files for YNAT and NLI), so ids go back to names here."""
+        return dict(row)
+
+    # ---- features and model --------------------------------------------------------------------
+    def prepare_tokenizer(self, tokenizer: Any) -> None:
+        """Add task tokens (RE entity markers); the model's embeddings are resized to match."""
+        return None  # most tasks add none
+
+    @abstractmethod
+    def encode(self, examples: list[Example], tokenizer: Any, max_length: int) -> list[Feature]: ...
+
+    @abstractmethod
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> torch.nn.Module: ...
+
+    def collator(self, tokenizer: Any) -> Any:
+        from transformers import DataCollatorWithPadding
+
+        return DataCollatorWithPadding(tokenizer)
+
+    def eval_outputs(self, model: torch.nn.Module, batch: dict) -> torch.Tensor:
+        """What evaluation keeps per feature; logits for the heads here."""
+        return model(**batch).logits
+
+    @abstractmethod
+    def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
+        """Raw outputs (one row per feature) -> one prediction record per example, in example order."""
+
+    # ---- scoring -------------------------------------------------------------------------------
+    @abstractmethod
+    def check_prediction(self, rec: dict, where: str) -> dict:
+        """Validate one prediction record (fields, label names, ranges); raise `DataError` naming `where`."""
+
+    @abstractmethod
+    def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
+        """Metrics for predictions aligned with gold examples (same order, same guids)."""
+
+
+def require(rec: dict, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    """A field of a record with the right type, or a `DataError` that says which record and what is wrong."""
+    if not isinstance(rec, dict):
+        raise DataError(f"{where}: expected a JSON object, got {type(rec).__name__}")
+    if key not in rec:
+        guid = rec.get("guid")
+        raise DataError(f"{where}{f' (guid {guid})' if guid else ''}: missing field {key!r}")
+    value = rec[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise DataError(f"{where}: field {key!r} should be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
+    return value
+
+
+class ClassificationTask(Task):
+    """Sentence or sentence-pair classification with `AutoModelForSequenceClassification`; labels are names
+    in the official order (`labels`), features carry the label index."""
+
+    labels: list[str]
+
+    @abstractmethod
+    def texts(self, ex: Example) -> tuple[str, str | None]: ...
+
+    def label_index(self, rec: dict, key: str, where: str) -> int:
+        name = require(rec, key, str, where)
+        if name not in self.labels:
+            raise DataError(f"{where}: unknown label {name!r} (expected one of {self.labels})")
+        return self.labels.index(name)
+
+    def from_hf(self, row: dict, features: Any) -> dict:
+        rec = dict(row)
+        feat = features["label"]
+        if hasattr(feat, "names") and isinstance(rec.get("label"), int):
+            rec["label"] = feat.names[rec["label"]]  # HF's ClassLabel order -> the name, then ours
+        return rec
+
+    def encode(self, examples: list[Example], tokenizer: Any, max_length: int) -> list[Feature]:
+        firsts = [self.texts(ex)[0] for ex in examples]
+        seconds = [self.texts(ex)[1] for ex in examples]
+        pair = seconds[0] is not None if seconds else False
+        enc = tokenizer(firsts, seconds if pair else None, truncation=True, max_length=max_length)
+        return [
+            {"input_ids": enc["input_ids"][i], "attention_mask": enc["attention_mask"][i],
+             "labels": ex["label"], "example_index": i}
+            for i, ex in enumerate(examples)
+        ]
+
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> torch.nn.Module:
+        return sequence_classifier(model_dir, tokenizer, random_init, self.labels)
+
+    def predicted_indices(self, outputs: np.ndarray) -> np.ndarray:
+        """Argmax; on an exact tie the lowest label index (official label order) wins, as with np.argmax."""
+        import numpy as np
+
+        return np.asarray(outputs).argmax(axis=-1)
+
+    def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
+        idx = self.predicted_indices(outputs)
+        return [{"guid": examples[f["example_index"]]["guid"], "label": self.labels[int(i)]}
+                for f, i in zip(features, idx, strict=True)]
+
+    def check_prediction(self, rec: dict, where: str) -> dict:
+        require(rec, "guid", str, where)
+        label = require(rec, "label", str, where)
+        if label not in self.labels:
+            raise DataError(f"{where}: unknown label {label!r} (expected one of {self.labels})")
+        return rec
+
+    def gold_and_pred_indices(self, preds: list[dict], golds: list[Example]) -> tuple[list[int], list[int]]:
+        return [self.labels.index(p["label"]) for p in preds], [g["label"] for g in golds]
+
+
+def finite_or_none(x: float) -> float | None:
+    """NaN/inf -> None so metrics.json stays strict JSON."""
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str] | None) -> Any:
+    """`AutoModelForSequenceClassification` with a fresh head: one output per label, or one regression output
+    when `labels` is None. Safetensors only, never remote code."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification
+
+    kwargs: dict[str, Any]
+    if labels:
+        kwargs = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
+                  "label2id": {n: i for i, n in enumerate(labels)}}
+    else:
+        kwargs = {"num_labels": 1, "problem_type": "regression"}
+    if random_init:
+        # Same architecture and shape, fresh weights: the baseline that shows what pretraining bought.
+        config = AutoConfig.from_pretrained(model_dir, **kwargs)
+        model = AutoModelForSequenceClassification.from_config(config)
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(model_dir, use_safetensors=True, **kwargs)
+    if len(tokenizer) != model.get_input_embeddings().num_embeddings:
+        # Added tokens (RE markers) get the config's plain normal init, as in KLUE-baseline's transformers.
+        model.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    return model

@@ -1,0 +1,271 @@
+"""One fine-tuning run, shared by every task: AdamW + linear warmup/decay (KLUE-baseline's optimiser), an
+evaluation after every epoch (and at the last step when `max_steps` stops mid-epoch), and selection of the
+checkpoint with the best main metric on the evaluation split.
+
+The loop is written out instead of using `transformers.Trainer` because tasks need their own evaluation
+outputs and post-processing (span tasks map several features back to one example), and the scoring must be
+the exact code `klue score` runs. `accelerate` handles devices and mixed precision.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from finetune.data import TaskData
+from finetune.tasks.base import Hyperparams, Task
+
+
+@dataclass
+class TrainConfig:
+    hp: Hyperparams
+    seed: int = 42
+    max_steps: int | None = None  # cap on optimiser steps (tests, smoke runs)
+    eval_every: int | None = None  # also evaluate every N steps (None: once per epoch)
+    random_init: bool = False
+    save_dir: Path | None = None  # where the selected model is saved (safetensors); None: not saved
+    progress: bool = True
+
+
+@dataclass
+class RunResult:
+    metrics: dict[str, Any]
+    predictions: list[dict]
+    best_step: int
+    best_epoch: float
+    total_steps: int
+    history: list[dict] = field(default_factory=list)
+    num_parameters: int = 0
+    train_seconds: float = 0.0
+    unk_rate: float = 0.0
+    max_length: int = 0
+
+
+def unk_rate(features: list[dict], tokenizer: Any) -> float:
+    """Share of [UNK] among the non-special input tokens. A high rate means the tokenizer does not fit the text
+    (e.g. a normalizer that splits Hangul into jamo), which no amount of fine-tuning fixes."""
+    special = set(tokenizer.all_special_ids)
+    total = unk = 0
+    for f in features:
+        for t in f["input_ids"]:
+            if t not in special or t == tokenizer.unk_token_id:
+                total += 1
+                unk += t == tokenizer.unk_token_id
+    return unk / total if total else 0.0
+
+
+def _selection_value(metrics: dict[str, Any], key: str) -> float:
+    v = metrics.get(key)
+    return -math.inf if v is None or not math.isfinite(v) else float(v)
+
+
+def _optimizer(model: Any, hp: Hyperparams) -> Any:
+    """AdamW without weight decay on biases and LayerNorm weights, as in KLUE-baseline."""
+    import torch
+
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight")
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    groups = [
+        {"params": [p for n, p in params if not any(nd in n for nd in no_decay)], "weight_decay": hp.weight_decay},
+        {"params": [p for n, p in params if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=hp.learning_rate, eps=hp.adam_epsilon)
+
+
+def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: list, examples: list,
+             progress: bool = False) -> tuple[dict[str, Any], list[dict]]:
+    """Predictions and metrics on the evaluation split; the same `compute_metrics` that `klue score` uses."""
+    import torch
+    from tqdm.auto import tqdm
+
+    model.eval()
+    chunks = []
+    with torch.no_grad():
+        for batch in tqdm(loader, desc="eval", leave=False, disable=not progress):
+            out = task.eval_outputs(model, batch)
+            chunks.append(accelerator.gather_for_metrics(out).float().cpu().numpy())
+    model.train()
+    outputs = np.concatenate(chunks, axis=0)
+    preds = task.predictions(outputs, features, examples)
+    return task.compute_metrics(preds, examples), preds
+
+
+def usable_length(config: Any, tokenizer: Any, wanted: int) -> int:
+    """The longest input the model can take: RoBERTa-style models number positions from pad_token_id + 1, so
+    they hold max_position_embeddings - pad - 1 tokens; the tokenizer may set a lower limit too."""
+    limit = wanted
+    max_pos = getattr(config, "max_position_embeddings", None)
+    if max_pos:
+        offset = (config.pad_token_id or 0) + 1 if "roberta" in getattr(config, "model_type", "") else 0
+        limit = min(limit, max_pos - offset)
+    model_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(model_max, int) and 0 < model_max < 10**9:
+        limit = min(limit, model_max)
+    return limit
+
+
+def _strip(features: list[dict]) -> list[dict]:
+    """Model inputs only: the collator pads every key it gets."""
+    return [{k: v for k, v in f.items() if k != "example_index"} for f in features]
+
+
+def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: TrainConfig) -> RunResult:
+    import torch
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from torch.utils.data import DataLoader
+    from tqdm.auto import tqdm
+    from transformers import AutoTokenizer, get_linear_schedule_with_warmup
+
+    hp = cfg.hp
+    set_seed(cfg.seed)
+    accelerator = Accelerator()
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    task.prepare_tokenizer(tokenizer)
+    model = task.build_model(Path(model_dir), tokenizer, cfg.random_init)
+
+    max_length = usable_length(model.config, tokenizer, hp.max_length)
+    if max_length < hp.max_length:
+        warnings.warn(f"max_length {hp.max_length} exceeds what {model_dir} supports; using {max_length}",
+                      stacklevel=2)
+    train_features = task.encode(data.train, tokenizer, max_length)
+    eval_features = task.encode(data.eval, tokenizer, max_length)
+    unk = unk_rate(train_features, tokenizer)
+    if unk > 0.2:
+        warnings.warn(f"{unk:.0%} of the training tokens are [UNK]: the tokenizer in {model_dir} does not fit this "
+                      "text; scores will be meaningless", stacklevel=2)
+    collate = task.collator(tokenizer)
+    train_loader = DataLoader(_strip(train_features), batch_size=hp.batch_size, shuffle=True, collate_fn=collate,
+                              generator=torch.Generator().manual_seed(cfg.seed))
+    eval_loader = DataLoader(_strip(eval_features), batch_size=hp.eval_batch_size, shuffle=False,
+                             collate_fn=collate)
+
+    steps_per_epoch = len(train_loader)
+    total_steps = hp.epochs * steps_per_epoch
+    if cfg.max_steps is not None:
+        total_steps = min(total_steps, cfg.max_steps)
+    optimizer = _optimizer(model, hp)
+    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(total_steps * hp.warmup_ratio), total_steps)
+    model, optimizer, train_loader, eval_loader, scheduler = accelerator.prepare(
+        model, optimizer, train_loader, eval_loader, scheduler)
+
+    best: dict[str, Any] = {"value": -math.inf, "metrics": None, "preds": None, "step": 0, "state": None}
+    history: list[dict] = []
+    started = time.perf_counter()
+
+    def checkpoint(step: int) -> None:
+        metrics, preds = evaluate(task, model, eval_loader, accelerator, eval_features, data.eval, cfg.progress)
+        history.append({"step": step, "epoch": round(step / steps_per_epoch, 4), **metrics})
+        value = _selection_value(metrics, task.main_metric)
+        if best["metrics"] is None or value > best["value"]:  # strict: on a tie the earlier checkpoint stays
+            best.update(value=value, metrics=metrics, preds=preds, step=step)
+            if cfg.save_dir is not None:  # keep the weights only when they will be saved
+                state = accelerator.unwrap_model(model).state_dict()
+                best["state"] = {k: v.detach().cpu().clone() for k, v in state.items()}
+
+    model.train()
+    step, running = 0, 0.0
+    bar = tqdm(total=total_steps, desc=f"{task.name} seed {cfg.seed}", disable=not cfg.progress)
+    while step < total_steps:
+        for batch in train_loader:
+            loss = model(**batch).loss
+            accelerator.backward(loss)
+            if hp.max_grad_norm:
+                accelerator.clip_grad_norm_(model.parameters(), hp.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            step += 1
+            running = 0.9 * running + 0.1 * loss.item() if step > 1 else loss.item()
+            bar.update(1)
+            bar.set_postfix(loss=f"{running:.4f}")
+            at_epoch_end = step % steps_per_epoch == 0
+            if at_epoch_end or step == total_steps or (cfg.eval_every and step % cfg.eval_every == 0):
+                checkpoint(step)
+                bar.set_postfix(loss=f"{running:.4f}", **{task.main_metric: history[-1].get(task.main_metric)})
+            if step >= total_steps:
+                break
+    bar.close()
+    train_seconds = time.perf_counter() - started
+
+    unwrapped = accelerator.unwrap_model(model)
+    if cfg.save_dir is not None:
+        unwrapped.load_state_dict(best["state"])
+        unwrapped.save_pretrained(cfg.save_dir, safe_serialization=True)
+        tokenizer.save_pretrained(cfg.save_dir)
+    return RunResult(
+        metrics=best["metrics"], predictions=best["preds"], best_step=best["step"],
+        best_epoch=round(best["step"] / steps_per_epoch, 4), total_steps=total_steps, history=history,
+        num_parameters=sum(p.numel() for p in unwrapped.parameters()), train_seconds=round(train_seconds, 2),
+        unk_rate=round(unk, 4), max_length=max_length,
+    )
+
+
+def mean_std(values: list[float | None]) -> tuple[float | None, float | None]:
+    """Mean and sample standard deviation (ddof=1; 0 for one seed) over the seeds with a defined score."""
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    if not vals:
+        return None, None
+    return float(np.mean(vals)), float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0
+
+
+def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seeds: list[int], hp: Hyperparams,
+                 *, max_steps: int | None = None, eval_every: int | None = None, random_init: bool = False,
+                 save_model: bool = True, label: str | None = None, progress: bool = True) -> dict[str, Any]:
+    """Runs every seed and writes `seed-N/{metrics.json, predictions.jsonl, model/}`, then the aggregate
+    `metrics.json` (per-seed scores, mean ± std) and `summary.txt` (one line)."""
+    from dataclasses import asdict
+
+    from finetune.data import write_atomic, write_json, write_jsonl
+
+    output = Path(output)
+    model_dir = Path(model_dir)
+    label = label or (model_dir.resolve().name + (" (random init)" if random_init else ""))
+    per_seed: dict[str, Any] = {}
+    for seed in seeds:
+        seed_dir = output / f"seed-{seed}"
+        cfg = TrainConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
+                          save_dir=seed_dir / "model" if save_model else None, progress=progress)
+        res = finetune_once(task, model_dir, data, cfg)
+        write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
+        record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
+                  "total_steps": res.total_steps, "num_parameters": res.num_parameters,
+                  "train_seconds": res.train_seconds, "unk_rate": res.unk_rate,
+                  "max_length": res.max_length, "history": res.history}
+        write_json(seed_dir / "metrics.json", record)
+        per_seed[str(seed)] = record
+
+    mean, std = {}, {}
+    for key in task.metric_names:
+        mean[key], std[key] = mean_std([r["metrics"].get(key) for r in per_seed.values()])
+    summary = {
+        "task": task.name, "label": label, "model": str(model_dir), "random_init": random_init,
+        "metric_names": list(task.metric_names), "main_metric": task.main_metric,
+        "mean": mean, "std": std, "seeds": seeds, "per_seed": {s: r["metrics"] for s, r in per_seed.items()},
+        "data": data.source, "hyperparams": asdict(hp), "max_steps": max_steps,
+    }
+    write_json(output / "metrics.json", summary)
+    line = summary_line(summary)
+    write_atomic(output / "summary.txt", line + "\n")
+    return summary
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    parts = []
+    for key in summary["metric_names"]:
+        m, s = summary["mean"].get(key), summary["std"].get(key)
+        if m is None:
+            parts.append(f"{key} n/a")
+        else:
+            parts.append(f"{key} {m:.2f}" + (f" ± {s:.2f}" if len(summary["seeds"]) > 1 else ""))
+    split = summary["data"].get("split")
+    where = "official dev" if split == "official" else "dev split (guid hash)"
+    seeds = len(summary["seeds"])
+    return (f"{summary['task']}  {summary['label']}  " + "  ".join(parts)
+            + f"  [{seeds} seed{'s' if seeds > 1 else ''}; eval: {where}, n={summary['data'].get('n_eval')}]")

@@ -1,0 +1,195 @@
+"""`klue finetune` end to end with a tiny RoBERTa built from a config and a WordPiece vocabulary trained here."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from fixtures.finetune.tiny_model import build_tiny_model
+
+from finetune.cli import finetune
+from finetune.registry import get_task
+from finetune.score import score_file
+
+FX = Path(__file__).parent / "fixtures" / "finetune"
+TEXT_KEYS = ("title", "sentence1", "sentence2", "premise", "hypothesis", "sentence")
+
+
+def _texts(files: list[Path], limit: int | None = None) -> list[str]:
+    out = []
+    for f in files:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        for r in data[:limit]:
+            out += [r[k] for k in TEXT_KEYS if k in r]
+    return out
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """The tiny model gains nothing from intra-op threads, and they stall badly when CI's cores are shared."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    files = [p for p in FX.glob("*/*.json") if p.name != "relation_list.json"]
+    return build_tiny_model(tmp_path_factory.mktemp("tiny"), _texts(files))
+
+
+def _run(args: list[str]) -> None:
+    res = CliRunner().invoke(finetune, [*args, "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+
+
+def test_ynat_learns_the_fixture_and_reports_seeds(tiny, tmp_path):
+    out = tmp_path / "ynat"
+    _run(["ynat", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--seeds", "1,2",
+          "--lr", "3e-3", "--epochs", "12", "--batch-size", "16", "--no-save-model"])
+    summary = json.loads((out / "metrics.json").read_text())
+    per_seed = [summary["per_seed"][s]["macro_f1"] for s in ("1", "2")]
+    assert summary["mean"]["macro_f1"] == pytest.approx(np.mean(per_seed))
+    assert summary["std"]["macro_f1"] == pytest.approx(np.std(per_seed, ddof=1))
+    assert summary["data"]["split"] == "official"
+    assert summary["mean"]["macro_f1"] > 80  # keyword topics; chance is about 14
+    assert len((out / "summary.txt").read_text().strip().splitlines()) == 1
+
+    for seed in ("1", "2"):
+        run = json.loads((out / f"seed-{seed}" / "metrics.json").read_text())
+        history = [h["macro_f1"] for h in run["history"]]
+        # the reported checkpoint is the first one with the best evaluation score
+        assert run["metrics"]["macro_f1"] == max(history)
+        assert run["best_step"] == run["history"][history.index(max(history))]["step"]
+        # the predictions file scores, through `klue score`'s code, to exactly the reported metrics
+        scored = score_file("ynat", FX / "ynat" / "ynat-v1.1_dev.json", out / f"seed-{seed}" / "predictions.jsonl")
+        assert scored["metrics"] == run["metrics"] and not scored["subset"]
+
+
+@pytest.mark.parametrize("task", ["sts", "nli", "re"])
+def test_pair_and_relation_tasks_write_scoreable_predictions(tiny, tmp_path, task):
+    out = tmp_path / task
+    _run([task, "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--max-steps", "4",
+          "--batch-size", "8", "--lr", "1e-3"])
+    summary = json.loads((out / "metrics.json").read_text())
+    t = get_task(task, FX)
+    assert set(t.metric_names) <= set(summary["mean"])
+    gold = next((FX / t.files.subdir).glob(t.files.dev_glob))
+    preds = [json.loads(line) for line in (out / "seed-42" / "predictions.jsonl").read_text().splitlines()]
+    assert len(preds) == summary["data"]["n_eval"]
+    scored = score_file(task, gold, out / "seed-42" / "predictions.jsonl", allow_subset=True)
+    run = json.loads((out / "seed-42" / "metrics.json").read_text())
+    for key in t.metric_names:
+        a, b = scored["metrics"][key], run["metrics"][key]
+        assert (a is None and b is None) or math.isclose(a, b, abs_tol=1e-4) or (math.isnan(a) and b is None)
+    if task == "re":
+        assert all(len(p["probs"]) == 30 and abs(sum(p["probs"]) - 1) < 1e-3 for p in preds)
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        saved = out / "seed-42" / "model"
+        tok = AutoTokenizer.from_pretrained(saved)
+        model = AutoModelForSequenceClassification.from_pretrained(saved)
+        assert tok.convert_tokens_to_ids("</obj>") != tok.unk_token_id
+        assert model.get_input_embeddings().num_embeddings == len(tok)
+        assert model.config.id2label[0] == "no_relation"
+    if task == "sts":
+        assert summary["data"]["split"] == "dev-split" and all(isinstance(p["score"], float) for p in preds)
+
+
+def test_random_init_keeps_the_shape_and_discards_the_weights(tiny):
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    task = get_task("nli", FX)
+    tok = AutoTokenizer.from_pretrained(tiny)
+    source = AutoModelForMaskedLM.from_pretrained(tiny).roberta.embeddings.word_embeddings.weight
+    loaded = task.build_model(tiny, tok, random_init=False).roberta.embeddings.word_embeddings.weight
+    fresh = task.build_model(tiny, tok, random_init=True).roberta.embeddings.word_embeddings.weight
+    assert loaded.shape == fresh.shape == source.shape
+    assert np.allclose(loaded.detach().numpy(), source.detach().numpy())
+    assert not np.allclose(fresh.detach().numpy(), source.detach().numpy())
+
+
+def test_re_marker_glued_to_a_syllable_becomes_a_continuation(tiny):
+    from transformers import AutoTokenizer
+
+    task = get_task("re", FX)
+    tok = AutoTokenizer.from_pretrained(tiny)
+    task.prepare_tokenizer(tok)
+    assert "##는" in tok.get_vocab()  # precondition: the fixture vocabulary has the continuation piece
+    ex = task.parse_record(json.loads((FX / "re" / "klue-re-v1.1_dev.json").read_text())[0], "x")
+    tokens = tok.convert_ids_to_tokens(task.encode([ex], tok, 64)[0]["input_ids"])
+    assert tokens[:6] == ["[CLS]", "<subj>", "김민수", "</subj>", "##는", "<obj>"]
+
+
+def test_cli_lists_tasks_and_stays_light():
+    res = CliRunner().invoke(finetune, ["--task-list"])
+    assert res.exit_code == 0
+    assert [line.split()[0] for line in res.output.strip().splitlines()] == ["ynat", "sts", "nli", "re"]
+    help_text = CliRunner().invoke(finetune, ["--help"]).output
+    assert "micro_f1, auprc" in help_text and "pearsonr, f1" in help_text
+    res = CliRunner().invoke(finetune, ["ynat"])
+    assert res.exit_code != 0 and "missing --model, --data-dir, --output" in res.output
+    code = "import sys, finetune.cli; print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+@pytest.mark.shared_data
+def test_all_four_tasks_on_the_shared_data(shared_data, tmp_path):
+    """Acceptance smoke run: every task trains and evaluates on the real KLUE files (capped), and its
+    predictions score against the official dev file to the reported numbers."""
+    klue = shared_data / "klue"
+    sources = [next((klue / d).glob(p)) for d, p in (("ynat", "ynat-v1*_train.json"), ("sts", "*_dev.json"),
+                                                      ("nli", "*_train.json"), ("re", "*_dev.json"))]
+    model = build_tiny_model(tmp_path / "tiny", _texts(sources, limit=3000))
+    for task, split in (("ynat", "official"), ("sts", "dev-split"), ("nli", "official"), ("re", "dev-split")):
+        out = tmp_path / task
+        _run([task, "--model", str(model), "--data-dir", str(klue), "--output", str(out), "--max-steps", "8",
+              "--max-train-examples", "256", "--max-eval-examples", "128", "--batch-size", "16",
+              "--no-save-model"] + (["--random-init"] if task == "nli" else []))
+        summary = json.loads((out / "metrics.json").read_text())
+        n_eval = min(128, summary["data"]["n_eval_available"])  # STS: 20% of 519 dev examples is 105
+        assert summary["data"]["split"] == split and summary["data"]["n_eval"] == n_eval
+        run = json.loads((out / "seed-42" / "metrics.json").read_text())
+        assert run["unk_rate"] < 0.05
+        t = get_task(task, klue)
+        gold = next((klue / t.files.subdir).glob(t.files.dev_glob))
+        scored = score_file(task, gold, out / "seed-42" / "predictions.jsonl", allow_subset=True)
+        assert scored["n_scored"] == n_eval and scored["subset"]
+        for key in t.metric_names:
+            if run["metrics"][key] is not None:
+                assert scored["metrics"][key] == pytest.approx(run["metrics"][key], abs=1e-4)
+
+
+def test_same_seed_gives_identical_outputs(tiny, tmp_path):
+    # RE predictions carry probabilities (6 decimals), so any nondeterminism in training would show
+    args = ["re", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "3", "--batch-size", "8",
+            "--no-save-model"]
+    _run([*args, "--output", str(tmp_path / "a")])
+    _run([*args, "--output", str(tmp_path / "b")])
+    a = (tmp_path / "a" / "seed-42" / "predictions.jsonl").read_bytes()
+    assert a == (tmp_path / "b" / "seed-42" / "predictions.jsonl").read_bytes()
+    hist = [json.loads((tmp_path / d / "seed-42" / "metrics.json").read_text())["history"] for d in ("a", "b")]
+    assert hist[0] == hist[1]
+
+
+def test_max_length_is_capped_by_the_model_positions():
+    from types import SimpleNamespace
+
+    from finetune.trainer import usable_length
+
+    roberta = SimpleNamespace(model_type="roberta", max_position_embeddings=34, pad_token_id=1)
+    bert = SimpleNamespace(model_type="bert", max_position_embeddings=34, pad_token_id=0)
+    unbounded = SimpleNamespace(model_max_length=int(1e30))
+    assert usable_length(roberta, unbounded, 256) == 32  # positions start at pad + 1
+    assert usable_length(bert, unbounded, 256) == 34
+    assert usable_length(bert, SimpleNamespace(model_max_length=16), 256) == 16
+    assert usable_length(roberta, unbounded, 20) == 20
