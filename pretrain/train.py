@@ -159,6 +159,9 @@ def export_final(mlm: Any, tokenizer: Any, final: Path, state_dict: dict[str, An
     shutil.rmtree(tmp, ignore_errors=True)
     mlm.config.architectures = ["RobertaForMaskedLM"]
     mlm.save_pretrained(tmp, state_dict=state_dict)
+    # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
+    # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
+    tokenizer.model_max_length = mlm.config.max_position_embeddings - mlm.config.pad_token_id - 1
     tokenizer.save_pretrained(tmp)
     if final.exists():
         shutil.rmtree(final)

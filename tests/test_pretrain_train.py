@@ -134,5 +134,11 @@ def test_trained_stage_output_loads(encoded, tmp_path):
     assert res.meta["report"]["steps"] == 4 and res.meta["report"]["eval_loss"] > 0
     model = AutoModelForMaskedLM.from_pretrained(ctx.out_dir / "final", local_files_only=True)
     assert model.config.vocab_size == result.meta["vocab_size"]
+    from transformers import AutoTokenizer
+
+    # The exported tokenizer truncates to what the position table holds (seq_len), never past it.
+    tok = AutoTokenizer.from_pretrained(ctx.out_dir / "final", local_files_only=True)
+    assert tok.model_max_length == model.config.max_position_embeddings - 2 == 32
+    assert len(tok("가나다 " * 200, truncation=True)["input_ids"]) == 32
     cfg = json.loads((ctx.out_dir / "train_config.json").read_text())
     assert cfg["whole_word_mask"] is True and cfg["seed"] == 7
