@@ -85,6 +85,7 @@ def main() -> None:
     texts = [t for _, t in docs]
     n_docs, mb = len(texts), sum(len(t.encode()) for t in texts) / 1e6
     print(f"input: {n_docs} documents, {mb:.2f} MB ({', '.join(sorted({s for s, _ in docs}))})")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
     det = PiiDetector()
     det.detect_presidio(texts[:50])  # load MeCab and compile patterns before timing
@@ -122,6 +123,7 @@ def main() -> None:
         base, t = timed(lambda: det.detect_presidio(texts))
         t_base = min(t_base, t)
 
+    print(f"load average {os.getloadavg()[0]:.1f} after the timed runs")
     same = all(stage_spans.get(i, []) == b for i, b in zip(ids, base, strict=True)) and fast_only == base
     n_spans = sum(len(b) for b in base)
     rows = [("presidio BatchAnalyzerEngine (baseline)", t_base), ("PiiDetector.detect (fast path)", t_fast),

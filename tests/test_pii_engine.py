@@ -66,3 +66,56 @@ def test_time_limit_raises_doc_timeout():
     slow = PiiDetector(doc_timeout_s=1e-9)
     with pytest.raises(DocTimeout):
         slow.detect("연락처 010-1234-5678 " * 1000)
+
+
+def test_dedup_is_presidios_remove_duplicates():
+    """The fast path's tuple version of remove_duplicates keeps the same results, in the same order, and the
+    same one of several equal results (which recognizer's name a span carries depends on it)."""
+    import random
+
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+    from corpora.pii.engine import _dedup
+
+    rng = random.Random(7)
+    for _ in range(400):
+        tuples = []
+        for _ in range(rng.randint(0, 12)):
+            s = rng.randint(0, 20)
+            tuples.append((rng.choice(["PHONE", "ACCOUNT", "IP"]), s, s + rng.randint(1, 8),
+                           rng.choice([0.0, 0.3, 0.45, 0.85, 1.0]), rng.randint(0, 3), False))
+        results = [RecognizerResult(t[0], t[1], t[2], t[3], recognition_metadata={"rec": t[4]}) for t in tuples]
+        want = [(r.entity_type, r.start, r.end, r.score, r.recognition_metadata["rec"])
+                for r in EntityRecognizer.remove_duplicates(results)]
+        assert [t[:5] for t in _dedup(tuples)] == want
+
+
+def test_stdlib_pattern_copies_match_regex():
+    """Where the fast path runs a pattern with `re` instead of `regex`, both find the same matches, also around
+    the characters whose whitespace class differs between the two modules (\\x1c-\\x1f)."""
+    from corpora.pii.engine import _stdlib_copy
+    from corpora.pii.recognizers import build_pattern_recognizers
+
+    texts = [r["text"] for r in generate(60, seed=11)] + [
+        "서울특별시\x1c강남구 테헤란로 123", "서울특별시 강남구\x1f역삼동 12-3", "경기도\u3000수원시 팔달구 효원로 1",
+        "부산광역시 해운대구\x85우동 1408", "서울 12가\x1d3456", "차량 12가\u20023456 확인", "강남구 역삼동\x1e",
+    ]
+    copied = 0
+    for rec in build_pattern_recognizers():
+        for p in rec.patterns:
+            std = _stdlib_copy(p.regex)
+            if std is None:
+                continue
+            copied += 1
+            for t in texts:
+                assert [m.span() for m in std.finditer(t)] == [m.span() for m in p.compiled_regex.finditer(t)], \
+                    (rec.name, p.name, t)
+    assert copied >= 5  # the address patterns at least
+    assert _stdlib_copy(r"(?<=팩스|FAX)\d") is None  # variable-width look-behind: `regex` only
+    assert _stdlib_copy(r"[\s,]") is None  # \s inside a class: not rewritten
+
+
+def test_fast_path_equals_presidio_around_odd_whitespace(det):
+    texts = ["주소: 서울특별시\x1c강남구 테헤란로 123, 연락처 010-1234-5678", "경기도\u3000수원시 팔달구 효원로 1",
+             "서울특별시 강남구\x1f역삼동 12-3 거주 김민준 씨", "차량 12가\x1d3456", "서울 12가 3456\x1c번호판"]
+    assert [det.detect(t) for t in texts] == det.detect_presidio(texts)

@@ -30,27 +30,18 @@ class KoreanContextEnhancer(ContextAwareEnhancer):
         by_id = {r.id: r for r in recognizers}
         out = []
         for res in raw_results:
-            rec = by_id.get((res.recognition_metadata or {}).get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
-            neg = getattr(rec, "negative_context", ())
-            if neg:
-                line = text[text.rfind("\n", 0, res.start) + 1:res.start]
-                if any(w in line[-self.context_prefix_count:] for w in neg):
-                    res = copy.copy(res)
-                    res.score = round(res.score * 0.3, 4)
-                    out.append(res)
-                    continue
-            if (rec is None or not rec.context or res.score >= self.MAX_SCORE
-                    or res.recognition_metadata.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY)):
-                out.append(res)
-                continue
-            word = find_context_word(text, res.start, res.end, rec,
-                                     getattr(rec, "context_window", None) or self.context_prefix_count,
-                                     self.context_suffix_count, extra=context)
-            if word:
+            md = res.recognition_metadata or {}
+            rec = by_id.get(md.get(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY))
+            kind, score, word = self.context_effect(text, res.start, res.end, res.score, rec,
+                                                    bool(md.get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY)),
+                                                    context)
+            if kind == "negative":
+                res = copy.copy(res)
+                res.score = score
+            elif kind == "positive":
                 res = copy.copy(res)
                 res.recognition_metadata = dict(res.recognition_metadata)
-                res.score = min(self.MAX_SCORE, max(res.score + self.context_similarity_factor,
-                                                    self.min_score_with_context_similarity))
+                res.score = score
                 res.recognition_metadata[RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY] = True
                 if res.analysis_explanation is not None:
                     res.analysis_explanation = copy.copy(res.analysis_explanation)
@@ -58,6 +49,27 @@ class KoreanContextEnhancer(ContextAwareEnhancer):
                     res.analysis_explanation.set_improved_score(res.score)
             out.append(res)
         return out
+
+    def context_effect(self, text: str, start: int, end: int, score: float, rec: EntityRecognizer | None,
+                       enhanced: bool, context: list[str] | None = None) -> tuple[str, float, str]:
+        """(kind, new score, context word) for one match: kind '' (unchanged), 'negative' or 'positive'.
+
+        The single place the rule lives: presidio's path (above) and the fast detector (engine.py) both call it,
+        so they cannot drift apart."""
+        neg = getattr(rec, "negative_context", ())
+        if neg:
+            line = text[text.rfind("\n", 0, start) + 1:start]
+            if any(w in line[-self.context_prefix_count:] for w in neg):
+                return "negative", round(score * 0.3, 4), ""
+        if rec is None or not rec.context or score >= self.MAX_SCORE or enhanced:
+            return "", score, ""
+        word = find_context_word(text, start, end, rec,
+                                 getattr(rec, "context_window", None) or self.context_prefix_count,
+                                 self.context_suffix_count, extra=context)
+        if not word:
+            return "", score, ""
+        return "positive", min(self.MAX_SCORE, max(score + self.context_similarity_factor,
+                                                   self.min_score_with_context_similarity)), word
 
 
 def find_context_word(text: str, start: int, end: int, rec: EntityRecognizer, prefix_chars: int,

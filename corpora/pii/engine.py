@@ -7,8 +7,11 @@ there are no lemmas). It is the reference implementation and the benchmark basel
 
 `PiiDetector.detect` gives the same findings faster: a pattern is run only where it can start (near digits for
 number patterns, near administrative-unit words for addresses, and only when '@' / '://' / ':' occur for
-e-mail / URL / IPv6), on patterns compiled once; and it enforces a per-document time limit (regex timeouts and
-checks between recognizers) so pathological input raises `DocTimeout` instead of hanging.
+e-mail / URL / IPv6), on patterns compiled once; number recognizers needing more digits than the longest digit
+run of a text are skipped outright; results are plain tuples rather than RecognizerResults (presidio's
+de-duplication and our context rule are applied to them step for step, in the same order); and the address and
+plate patterns run on stdlib `re` where that is faster. It enforces a per-document time limit (regex timeouts on
+long texts and checks between recognizers) so pathological input raises `DocTimeout` instead of hanging.
 """
 
 from __future__ import annotations
@@ -81,6 +84,82 @@ def to_spans(results: list[RecognizerResult]) -> list[Span]:
     return resolve_overlaps(spans)
 
 
+# `re` runs the address and plate patterns ~4x faster than `regex` (the digit patterns are faster in `regex`);
+# `re` has no timeout, so it is used only on spans short enough that a bounded pattern cannot run long.
+RE_PATTERNS = {"ko_address", "ko_vehicle"}
+RE_MAX_CHARS = 20_000
+# `regex` reads \s as Unicode White_Space, `re` as str.isspace() (which adds \x1c-\x1f): spell out regex's set.
+_REGEX_SPACE = "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+NO_TIMEOUT_CHARS = 5_000  # below this, bounded patterns finish in microseconds: skip the timeout bookkeeping
+
+
+def _stdlib_copy(rx: str) -> re.Pattern | None:
+    """`rx` compiled by `re` with `regex`'s meaning of \\s, or None where that rewrite would not be exact."""
+    if "\\\\" in rx:
+        return None  # an escaped backslash: a plain text replace of \\s would not be exact
+    in_class = escaped = False
+    for i, c in enumerate(rx):
+        if escaped:
+            escaped = False
+            if c == "s" and in_class:
+                return None  # \s inside [...]: the substitution below would nest a class
+            continue
+        if c == "\\":
+            escaped = True
+        elif c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class and rx[i - 1] != "[":
+            in_class = False
+    try:
+        return re.compile(rx.replace(r"\s", _REGEX_SPACE), re.DOTALL | re.MULTILINE)
+    except re.error:
+        return None  # a construct only `regex` knows (e.g. variable-width look-behind)
+
+
+class _Plan:
+    """What the fast path needs of one pattern recognizer, looked up once instead of per document."""
+
+    __slots__ = ("idx", "name", "entity", "trigger", "min_digits", "patterns", "limit", "rescore")
+
+    def __init__(self, rec: KoPatternRecognizer, idx: int):
+        self.idx, self.name = idx, rec.name
+        self.entity = rec.supported_entities[0]
+        self.trigger, self.min_digits = rec.trigger, rec.min_run_digits
+        self.limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
+        self.rescore = rec.rescore
+        self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in RE_PATTERNS else None, p.score,
+                          p.name) for p in rec.patterns]
+
+
+def _dedup(results: list[tuple]) -> list[tuple]:
+    """presidio's `EntityRecognizer.remove_duplicates` on (entity, start, end, score, recognizer index, enhanced)
+    tuples, in the same output order (so ties downstream resolve the same way).
+
+    Written out because building RecognizerResults and their hashes cost more than the rest of the fast path on
+    PII-dense text; tests compare it with presidio's on random inputs."""
+    if len(results) < 2:
+        return [r for r in results if r[3] != 0]
+    first: dict[tuple, tuple] = {}
+    for r in results:  # set() semantics: equal = same (entity, start, end, score); the first one stays
+        first.setdefault(r[:4], r)
+    items = sorted(first.values(), key=lambda x: (x[0], x[1], x[1] - x[2], -x[3]))
+    out: list[tuple] = []
+    active: list[tuple] = []
+    entity = None
+    for r in items:
+        if r[0] != entity:
+            entity, active = r[0], []
+        if r[3] == 0:
+            continue
+        active = [f for f in active if f[2] >= r[1]]
+        if any(r[1] >= f[1] and r[2] <= f[2] and r[3] <= f[3] for f in active):
+            continue
+        out.append(r)
+        active.append(r)
+    out.sort(key=lambda x: (-x[3], x[1], x[1] - x[2]))
+    return out
+
+
 class PiiDetector:
     """Detect Korean PII spans in a text. Build once per process (MeCab and compiled patterns are reused)."""
 
@@ -93,6 +172,14 @@ class PiiDetector:
         self.enhancer = KoreanContextEnhancer()
         for r in self.recognizers:
             r.load()
+        plans = [_Plan(r, i) if isinstance(r, KoPatternRecognizer) else r for i, r in enumerate(self.recognizers)]
+        # the recognizers worth trying on a text whose longest digit run holds d digits (d capped at the largest min_run_digits),
+        # in recognizer order: number patterns that need more digits are skipped without a per-document test
+        top = max((p.min_digits for p in plans if isinstance(p, _Plan) and p.trigger == "digit"), default=0)
+        self._plans_by_digits = [[p for p in plans if not (isinstance(p, _Plan) and p.trigger == "digit"
+                                                           and p.min_digits > d)] for d in range(top + 1)]
+        self._names = [r.name for r in self.recognizers]
+        self._index = {r.name: i for i, r in enumerate(self.recognizers)}
 
     @cached_property
     def analyzer(self) -> AnalyzerEngine:
@@ -101,26 +188,61 @@ class PiiDetector:
 
     # -- fast path -------------------------------------------------------------------------------------------
     def detect(self, text: str) -> list[Span]:
+        """presidio's AnalyzerEngine.analyze + to_spans, step for step, on plain tuples
+        (entity, start, end, score, recognizer index, enhanced by context)."""
         deadline = None if self.doc_timeout_s is None else time.monotonic() + self.doc_timeout_s
+        n = len(text)
         windows: dict[tuple[str, int], list[tuple[int, int]] | None] = {}
-        runs: list[tuple[int, int, int]] = []  # digit runs (start, end, digits), filled on first use
-        raw: list[RecognizerResult] = []
-        for rec in self.recognizers:
+        # digit runs (start, end, digits)
+        runs = [(m.start(), m.end(), len(g) - len(g.translate(_NO_DIGITS)))
+                for m in _DIGIT_RUN.finditer(text) for g in (m.group(),)]
+        max_digits = max((k for _, _, k in runs), default=0)
+        plans = self._plans_by_digits[min(max_digits, len(self._plans_by_digits) - 1)]
+        raw: list[tuple] = []
+        for plan in plans:
             _check(deadline)
-            if isinstance(rec, KoPatternRecognizer):
-                trig = (rec.trigger, rec.min_run_digits)
-                if trig not in windows:
-                    windows[trig] = self._windows(rec.trigger, text, rec.min_run_digits, runs)
-                w = windows[trig]
+            if isinstance(plan, _Plan):
+                trig = plan.trigger
+                if trig == "digit":
+                    if n < WINDOW_COST:
+                        w = [(0, n)]  # one window or more: _scan would scan the whole text anyway
+                    else:
+                        # around runs of digits and separators holding at least `min_digits` digits (a match
+                        # starts in a run holding that many of its digits; see `min_run_digits`)
+                        key = (trig, plan.min_digits)
+                        if key not in windows:
+                            windows[key] = _merge([(max(0, s - LEFT), min(n, e + RIGHT))
+                                                   for s, e, k in runs if k >= plan.min_digits])
+                        w = windows[key]
+                else:
+                    key = (trig, 0)
+                    if key not in windows:
+                        windows[key] = self._windows(trig, text)
+                    w = windows[key]
                 if w:
-                    raw.extend(self._scan(rec, text, w, deadline))
+                    raw.extend(self._scan(plan, text, w, deadline))
             elif _HANGUL.search(text):
-                raw.extend(self._with_id(rec, rec.analyze(text, self.entities, None)))
+                i = self._index[plan.name]
+                raw.extend((r.entity_type, r.start, r.end, r.score, i,
+                            bool((r.recognition_metadata or {}).get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY)))
+                           for r in plan.analyze(text, self.entities, None))
         _check(deadline)
-        res = self.enhancer.enhance_using_context(text, raw, None, self.recognizers)
-        res = [r for r in res if r.score >= self.threshold]
-        res = EntityRecognizer.remove_duplicates(res)
-        return to_spans(res)
+        if not raw:
+            return []
+        effect = self.enhancer.context_effect
+        recs = self.recognizers
+        kept = []
+        threshold = self.threshold
+        for r in raw:
+            kind, score, _ = effect(text, r[1], r[2], r[3], recs[r[4]], r[5])
+            if kind == "positive":
+                r = (r[0], r[1], r[2], score, r[4], True)
+            elif kind == "negative":
+                r = (r[0], r[1], r[2], score, r[4], r[5])
+            if r[3] >= threshold:
+                kept.append(r)
+        names = self._names
+        return resolve_overlaps([Span(r[1], r[2], r[0], round(float(r[3]), 4), names[r[4]]) for r in _dedup(kept)])
 
     def detect_presidio(self, texts: list[str]) -> list[list[Span]]:
         """The same detection through presidio's BatchAnalyzerEngine (slow path, for the benchmark/tests)."""
@@ -131,28 +253,9 @@ class PiiDetector:
         return [to_spans(list(r)) for r in out]
 
     @staticmethod
-    def _with_id(rec: EntityRecognizer, results: list[RecognizerResult]) -> list[RecognizerResult]:
-        for r in results:
-            md = r.recognition_metadata if r.recognition_metadata is not None else {}
-            md.setdefault(RecognizerResult.RECOGNIZER_NAME_KEY, rec.name)
-            md.setdefault(RecognizerResult.RECOGNIZER_IDENTIFIER_KEY, rec.id)
-            r.recognition_metadata = md
-        return results
-
-    @staticmethod
-    def _windows(trigger: str, text: str, min_digits: int, runs: list) -> list[tuple[int, int]] | None:
-        """Intervals where a match of a pattern with this trigger can START (None/[]: nowhere).
-
-        For number patterns: around runs of digits and separators holding at least `min_digits` digits
-        (a match starts in a run that holds at least that many of its digits; see `min_run_digits`)."""
+    def _windows(trigger: str, text: str) -> list[tuple[int, int]] | None:
+        """Intervals where a match of a pattern with this (non-digit) trigger can START (None/[]: nowhere)."""
         n = len(text)
-        if trigger == "digit":
-            if not runs:
-                runs.extend((m.start(), m.end(), len(m.group()) - len(m.group().translate(_NO_DIGITS)))
-                            for m in _DIGIT_RUN.finditer(text))
-                if not runs:
-                    runs.append((0, 0, 0))
-            return _merge([(max(0, s - LEFT), min(n, e + RIGHT)) for s, e, k in runs if k >= min_digits])
         if trigger == "address":
             return _merge([(max(0, m.start() - ADDR_LEFT), min(n, m.end())) for m in _ADDR_TRIGGER.finditer(text)])
         whole = [(0, n)]
@@ -165,44 +268,47 @@ class PiiDetector:
         return whole
 
     @staticmethod
-    def _scan(rec: KoPatternRecognizer, text: str, windows: list[tuple[int, int]],
-              deadline: float | None) -> list[RecognizerResult]:
-        """Presidio's PatternRecognizer.analyze restricted to `windows`, with identical results."""
+    def _scan(plan: _Plan, text: str, windows: list[tuple[int, int]], deadline: float | None) -> list[tuple]:
+        """Presidio's PatternRecognizer.analyze (then `rescore`) restricted to `windows`, with identical results."""
         n = len(text)
         results = []
-        md = {RecognizerResult.RECOGNIZER_NAME_KEY: rec.name, RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: rec.id}
-        limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
+        limit = plan.limit
         if len(windows) * WINDOW_COST > n:
             windows = [(0, n)]  # many small windows cost more in Python than one scan costs in C
-        for pat in rec.patterns:
-            rx = pat.compiled_regex
+        entity, idx = plan.entity, plan.idx
+        timed = deadline is not None and n > NO_TIMEOUT_CHARS
+        for rx, rx_std, score, pname in plan.patterns:
             last_end = 0
             for ws, we in windows:
                 start = max(ws, last_end)
                 if start >= we:
                     continue
                 endpos = n if (we == n and ws == 0) else min(n, we + limit)
-                timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-                entity = rec.supported_entities[0]
                 try:
-                    for m in rx.finditer(text, start, endpos, timeout=timeout):
-                        if m.start() >= we:
+                    if rx_std is not None and endpos - start <= RE_MAX_CHARS:
+                        it = rx_std.finditer(text, start, endpos)
+                    elif timed:
+                        it = rx.finditer(text, start, endpos, timeout=max(0.001, deadline - time.monotonic()))
+                    else:
+                        it = rx.finditer(text, start, endpos)
+                    for m in it:
+                        s, e = m.span()
+                        if s >= we:
                             break
-                        if m.end() == m.start():
+                        if e == s:
                             continue
-                        last_end = m.end()
-                        # one metadata dict shared by this recognizer's results: nothing mutates it in place
-                        # (the context enhancer copies before it writes)
-                        results.append(RecognizerResult(entity, m.start(), m.end(), pat.score,
-                                                        recognition_metadata=md))
-                except TimeoutError as e:
-                    raise DocTimeout(f"pattern {rec.name}/{pat.name} exceeded the per-document time limit") from e
-        results = EntityRecognizer.remove_duplicates(results)
+                        last_end = e
+                        results.append((entity, s, e, score, idx, False))
+                except TimeoutError as err:
+                    raise DocTimeout(f"pattern {plan.name}/{pname} exceeded the per-document time limit") from err
+        if not results:
+            return results
         out = []
-        for r in results:
-            r.score = rec.rescore(text[r.start:r.end], r.score)
-            if r.score > 0:
-                out.append(r)
+        rescore = plan.rescore
+        for r in _dedup(results):
+            sc = rescore(text[r[1]:r[2]], r[3])
+            if sc > 0:
+                out.append(r if sc == r[3] else (entity, r[1], r[2], sc, idx, False))
         return out
 
 

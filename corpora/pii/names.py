@@ -33,6 +33,7 @@ TITLES = sorted("""씨 님 기자 교수 교수님 주무관 사무관 서기관
 주사보 부원장 부회장 상임이사 지점장 매니저 총무 부부장 과장님 부장님 팀장님 사회복지사 감사관 처장 부처장 단장
 실무관 감사실장""".split(),
                 key=len, reverse=True)
+TITLE_SET = frozenset(TITLES)  # membership tests: a set, not a scan of the ~150-entry list
 LABELS = sorted("""성명 이름 성함 작성자 작성 담당자 담당 신청인 민원인 대표자 예금주 수신 참조 보호자 환자명 배우자 피해자
 가해자 피의자 고소인 피고소인 원고 피고 수취인 발신인 발신 수령인 보고자 기안자 기안 결재 신고인 신고자 의뢰인 주치의
 청구인 피청구인 신청자 접수자 확인자 승인자 검토자 작성인 제출자 응답자 면담자 상담자 요청자 문의 연락 성명란 세대주
@@ -145,7 +146,7 @@ def name_in_context(text: str, start: int, end: int, margin: int = 24) -> bool:
             continue
         if covered == target:  # the token right after the name: a particle, a title or a new word
             # a name is not the first part of a longer noun (오피스 of 오피스텔 is not a name)
-            return i > covered or not feat.startswith(("NN", "XR", "SL", "SH", "SN")) or surface in TITLES
+            return i > covered or not feat.startswith(("NN", "XR", "SL", "SH", "SN")) or surface in TITLE_SET
         if i != covered or not feat.startswith("NNP,인명"):
             return False
         covered = pos
@@ -200,7 +201,7 @@ class MecabPersonRecognizer(EntityRecognizer):
         for m in CANDIDATE_RX.finditer(text):
             s, e = m.span()
             w = m.group()
-            if (s, e) in anchored or w[1:] in TITLES or w[-1] in "시군구읍면":
+            if (s, e) in anchored or w[1:] in TITLE_SET or w[-1] in "시군구읍면":
                 continue  # 김부장, 강동구: a surname glued to a title, or a place
             if is_dictionary_name(w) and name_in_context(text, s, e):
                 found[(s, e)] = 0.6

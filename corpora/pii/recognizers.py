@@ -55,6 +55,10 @@ PLATE_REGION = "(?:서울|부산|대구|인천|광주|대전|울산|세종|경�
 PLATE_HANGUL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 
 
+_YEAR_RANGE = regex.compile(r"(1[0-9]{3})-([12][0-9]{3})")
+_PHONE_ANY = regex.compile(PHONE_ANY)
+
+
 def _date_ok(t: str) -> bool:
     ds = v.digits(t)
     return v.birth_date_ok(ds[:6], ds[6])
@@ -96,7 +100,7 @@ def _checksum(ok: Callable[[str], bool], good: float = 1.0, bad: float = WEAK) -
 def _phone(t: str) -> float:
     if v.placeholder_digits(t):
         return 0.0
-    m = regex.fullmatch(r"(1[0-9]{3})-([12][0-9]{3})", t)
+    m = _YEAR_RANGE.fullmatch(t)
     if m and 0 <= int(m.group(2)) - int(m.group(1)) <= 100:
         return 0.0  # a year range (1592-1598), not a 15xx/16xx/18xx number
     return -1.0  # -1: keep the pattern's score
@@ -106,7 +110,7 @@ def _account(t: str) -> float:
     ds = v.digits(t)
     if v.placeholder_digits(t) or not 10 <= len(ds) <= 14:
         return 0.0
-    if regex.fullmatch(PHONE_ANY, t):
+    if _PHONE_ANY.fullmatch(t):
         return 0.0  # phone-shaped: the phone recognizer owns it
     return -1.0
 

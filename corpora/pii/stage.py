@@ -44,10 +44,10 @@ def spans_name(shard: Path) -> str:
     return shard.name.replace("shard-", "spans-", 1)
 
 
-def write_spans(path: Path, rows: list[tuple[str, int, int, str, float, str]]) -> None:
+def write_spans(path: Path, cols: list[list]) -> None:
+    """Write span columns (id, start, end, type, score, recognizer) atomically."""
     tmp = atomic_path(path)
-    cols = list(zip(*rows, strict=True)) if rows else [[] for _ in SPAN_SCHEMA]
-    table = pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(cols, SPAN_SCHEMA, strict=True)],
+    table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, SPAN_SCHEMA, strict=True)],
                                  schema=SPAN_SCHEMA)
     pq.write_table(table, tmp, compression="zstd", write_statistics=False)
     os.replace(tmp, path)
@@ -91,42 +91,69 @@ def _detector(threshold: float, timeout: float):
 
 
 def _detect_shard(task: tuple[str, str, float, float]) -> dict:
-    """Worker: detect spans in one shard, write its spans file; return counts and failures."""
+    """Worker: detect spans in one shard, write its spans file; return counts and failures.
+
+    Kept lean on purpose (it was 20% of the stage's time next to detection): reads only the columns it needs, in
+    Arrow batches, and counts kept documents per source in plain ints, building Funnels once per shard."""
     from corpora.pii.engine import DocTimeout
 
     in_path, out_path, threshold, timeout = task
-    det = _detector(threshold, timeout)
-    rows = []
-    funnel = Funnel()
-    by_source: dict[str, Funnel] = {}
-    per_type: Counter = Counter()
+    detect = _detector(threshold, timeout).detect
+    ids: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    types: list[str] = []
+    scores: list[float] = []
+    recognizers: list[str] = []
+    kept: dict[str, list[int]] = {}  # source -> [docs, chars]
+    quarantined: dict[str, list[int]] = {}
     docs_with_pii = 0
     failed = []
-    for d in iter_docs(Path(in_path)):
-        src = by_source.setdefault(d.source, Funnel())
-        try:
-            spans = det.detect(d.text)
-        except DocTimeout as e:
-            failed.append({"id": d.id, "source": d.source, "reason": "pii_timeout", "detail": str(e),
-                           "excerpt": d.text[:200]})
-            funnel.quarantine(len(d.text))
-            src.quarantine(len(d.text))
-            continue
-        except Exception as e:  # noqa: BLE001 - one bad document must not stop the corpus; it is quarantined
-            failed.append({"id": d.id, "source": d.source, "reason": "pii_error",
-                           "detail": f"{type(e).__name__}: {e}", "excerpt": d.text[:200]})
-            funnel.quarantine(len(d.text))
-            src.quarantine(len(d.text))
-            continue
-        funnel.keep(len(d.text))
-        src.keep(len(d.text))
-        docs_with_pii += bool(spans)
-        for s in spans:
-            rows.append((d.id, s.start, s.end, s.type, s.score, s.recognizer))
-            per_type[s.type] += 1
-    write_spans(Path(out_path), rows)
+    pf = pq.ParquetFile(in_path)
+    for rb in pf.iter_batches(batch_size=1024, columns=["id", "text", "source"]):
+        cols = rb.to_pydict()
+        for doc_id, text, source in zip(cols["id"], cols["text"], cols["source"], strict=True):
+            try:
+                spans = detect(text)
+            except Exception as e:  # noqa: BLE001 - one bad document must not stop the corpus; it is quarantined
+                reason = "pii_timeout" if isinstance(e, DocTimeout) else "pii_error"
+                detail = str(e) if isinstance(e, DocTimeout) else f"{type(e).__name__}: {e}"
+                failed.append({"id": doc_id, "source": source, "reason": reason, "detail": detail,
+                               "excerpt": text[:200]})
+                c = quarantined.setdefault(source, [0, 0])
+                c[0] += 1
+                c[1] += len(text)
+                continue
+            c = kept.get(source)
+            if c is None:
+                c = kept[source] = [0, 0]
+            c[0] += 1
+            c[1] += len(text)
+            if spans:
+                docs_with_pii += 1
+                for sp in spans:
+                    ids.append(doc_id)
+                    starts.append(sp.start)
+                    ends.append(sp.end)
+                    types.append(sp.type)
+                    scores.append(sp.score)
+                    recognizers.append(sp.recognizer)
+    write_spans(Path(out_path), [ids, starts, ends, types, scores, recognizers])
+    funnel = Funnel()
+    by_source: dict[str, Funnel] = {}
+    for counts, attr in ((kept, "kept"), (quarantined, "quarantined")):
+        for source, (docs, chars) in counts.items():
+            for f in (funnel, by_source.setdefault(source, Funnel())):
+                f.docs_in += docs
+                f.chars_in += chars
+                if attr == "kept":
+                    f.docs_kept += docs
+                    f.chars_kept += chars
+                else:
+                    f.quarantined += docs
+                    f.chars_quarantined += chars
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
-            "per_type": dict(per_type), "docs_with_pii": docs_with_pii, "failed": failed,
+            "per_type": dict(Counter(types)), "docs_with_pii": docs_with_pii, "failed": failed,
             "shard": Path(in_path).name}
 
 

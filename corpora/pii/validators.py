@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import ipaddress
+import re
+
+_NON_DIGITS = re.compile(r"[^0-9]+")
 
 
 def digits(s: str) -> str:
+    # every matched identifier is ASCII, where isdigit() means [0-9]: one C call instead of a per-char loop
+    if s.isascii():
+        return _NON_DIGITS.sub("", s)
     return "".join(c for c in s if c.isdigit())
 
 
@@ -110,5 +116,7 @@ def placeholder_digits(s: str) -> bool:
     """Dummy values such as 000-00-00000 or 010-0000-0000: one repeated digit, or zeros after the first group."""
     if repeated_digits(s):
         return True
-    groups = [g for g in "".join(c if c.isdigit() else " " for c in s).split() if g]
+    groups = (_NON_DIGITS.split(s) if s.isascii()
+              else "".join(c if c.isdigit() else " " for c in s).split())
+    groups = [g for g in groups if g]
     return len(groups) > 1 and set("".join(groups[1:])) == {"0"}
