@@ -88,3 +88,33 @@ def test_fast_paths_never_skip_an_isolated_character():
         ch = chr(cp)
         if is_isolated(ch):
             assert _CANDIDATE_RE.fullmatch(ch) and not has_no_isolated(ch), hex(cp)
+
+
+def test_punctuation_shortcut_agrees_with_the_general_split(mecab, fixtures_dir, monkeypatch):
+    """`_units_of_surfaces` (every isolated character a morpheme of its own) is a shortcut of split_eojeol's
+    offset-set algorithm: both must give the same units, and the shortcut must decline where it does not
+    apply (CJK runs, symbols that are not isolated, placeholders)."""
+    import tokenizer.mecab as m
+
+    text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
+    text += '\n있다. 그런데, (서울=연합뉴스) 1,000원... "인용"이다! ^^ ㅋㅋ~~ 韓國語는 ★별★ a_b [PHONE]으로, [FOO]'
+    eojeols = sorted({e for ln in text.split("\n") for e in normalize_line(ln).split() if not m.has_no_isolated(e)})
+    shortcut = [split_eojeol(e, mecab.analyzer, mecab.protect) for e in eojeols]
+    taken = [m._units_of_surfaces(mecab.analyzer.surfaces(e)) is not None for e in eojeols]
+    assert any(taken) and not all(taken)  # both paths are exercised
+    assert split_eojeol("있다.", mecab.analyzer, mecab.protect) == ["있", "##다", "@@."]
+    monkeypatch.setattr(m, "_units_of_surfaces", lambda surfaces: None)
+    assert [split_eojeol(e, mecab.analyzer, mecab.protect) for e in eojeols] == shortcut
+
+
+def test_bounded_eojeol_cache_changes_nothing_but_speed(fixtures_dir):
+    text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
+    uncached = Pretokenizer("mecab", cache_size=0)
+    expected = uncached.text(text)
+    assert len(uncached._cache) == 0
+    small = Pretokenizer("mecab", cache_size=5)  # evicts again and again
+    assert small.text(text) == expected and small.text(text) == expected
+    assert 0 < len(small._cache) <= 5
+    full = Pretokenizer("mecab")
+    assert full.text(text) == expected
+    assert full.eojeol_units("가방에") == ("가방", "##에")

@@ -65,6 +65,62 @@ def test_pretokenize_does_not_depend_on_workers(pii_dir, pretokenized, tmp_path)
         assert (tmp_path / "w2" / p.name).read_bytes() == p.read_bytes()
 
 
+def test_unit_shards_are_what_write_docs_writes(pretokenized, tmp_path):
+    """The stage writes unit shards from Arrow columns; they must be the shards the contract's writer gives."""
+    for analyzer in ("mecab", "none"):
+        for p in list_shards(pretokenized[analyzer][0]):
+            write_docs(tmp_path / p.name, iter_docs(p))
+            assert (tmp_path / p.name).read_bytes() == p.read_bytes()
+
+
+def test_mecab_failures_are_quarantined_and_the_rest_written_whole(fixtures_dir, tmp_path, monkeypatch):
+    """Documents MeCab cannot reproduce go to quarantine; the kept ones still make full row groups, exactly
+    as write_docs would write them, and the character counts cover exactly the kept ones."""
+    import pyarrow.parquet as pq
+
+    import tokenizer.mecab as m
+    from tokenizer.train import CharStats, reserved_tokens, training_text
+
+    real = m.MecabKoAnalyzer.surfaces
+
+    def failing(self, eojeol):  # the real analyzer, made to fail on one word
+        if "고장" in eojeol:
+            raise m.MecabError(f"simulated: MeCab output does not reproduce {eojeol!r}")
+        return real(self, eojeol)
+
+    monkeypatch.setattr(m.MecabKoAnalyzer, "surfaces", failing)
+    lines = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8").splitlines()
+    docs = [Doc(doc_id("fx", "q", i), lines[i % len(lines)] + (" 고장났다" if i % 7 == 3 else ""),
+                "a" if i % 2 else "b", meta_json({"i": i})) for i in range(9000)]
+    pii = tmp_path / "pii"
+    write_docs(pii / "shard-00000.parquet", docs)
+    write_docs(pii / "shard-00001.parquet", [Doc(doc_id("fx", "all-bad", 0), "모두 고장", "a", "{}")])
+    res = _pretokenize(pii, tmp_path / "out", "mecab", workers=1)
+
+    bad = [d for d in docs if "고장" in d.text]
+    assert not res.funnel.problems()
+    assert res.funnel.quarantined == len(bad) + 1 and res.funnel.docs_kept == len(docs) - len(bad)
+    assert res.by_source["a"].quarantined + res.by_source["b"].quarantined == len(bad) + 1
+    assert res.funnel.chars_quarantined == sum(len(d.text) for d in bad) + len("모두 고장")
+    recs = [json.loads(ln) for ln in
+            (tmp_path / "out" / "quarantine" / "pretokenize.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["location"] for r in recs] == [d.id for d in bad] + [doc_id("fx", "all-bad", 0)]
+    assert {r["reason"] for r in recs} == {"mecab_failed"} and "고장났다" in recs[0]["detail"]
+    assert recs[0]["file"] == "shard-00000.parquet" and recs[-1]["file"] == "shard-00001.parquet"
+
+    out = tmp_path / "out" / "shard-00000.parquet"
+    kept = list(iter_docs(out))
+    bad_ids = {d.id for d in bad}
+    assert [(d.id, d.source, d.meta) for d in kept] == [(d.id, d.source, d.meta) for d in docs if d.id not in bad_ids]
+    assert pq.ParquetFile(out).metadata.num_row_groups == -(-len(kept) // 4096)
+    write_docs(tmp_path / "ref.parquet", kept)
+    assert (tmp_path / "ref.parquet").read_bytes() == out.read_bytes()
+    write_docs(tmp_path / "empty.parquet", [])  # the all-quarantined shard is an empty shard, not a missing one
+    assert (tmp_path / "empty.parquet").read_bytes() == (tmp_path / "out" / "shard-00001.parquet").read_bytes()
+    expected = CharStats.of(training_text(d.text, reserved_tokens(PLACEHOLDERS)) for d in kept).to_json()
+    assert json.loads((tmp_path / "out" / "shard-00000.chars.json").read_text(encoding="utf-8")) == expected
+
+
 def _vocab(pretokenized, analyzer: str, out: Path, fixtures_dir: Path, **params):
     out.mkdir()
     pre_dir, pre_res = pretokenized[analyzer]

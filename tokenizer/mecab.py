@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from itertools import accumulate, islice
 from typing import Protocol
 
 CONT = "##"  # continues eojeol and word
 GLUE = "@@"  # continues eojeol, new word
+_CONT_SEP = " " + CONT
 
 SPECIAL_TOKENS = ("[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]")  # kept whole, like PII placeholders
 
@@ -168,6 +170,11 @@ def split_eojeol(eojeol: str, analyzer: Analyzer, protect: re.Pattern[str]) -> l
     if has_no_isolated(eojeol):  # and so no protected token either: they all contain brackets
         first, *rest = analyzer.surfaces(eojeol)
         return [first, *(CONT + s for s in rest)]
+    surfaces = analyzer.surfaces(eojeol)
+    if protect.search(eojeol) is None:
+        units = _units_of_surfaces(surfaces)
+        if units is not None:
+            return units
     n = len(eojeol)
     # forced: offsets where the exported tokenizer starts a new word; inside: offsets MeCab may not split
     forced: set[int] = set()
@@ -177,13 +184,17 @@ def split_eojeol(eojeol: str, analyzer: Analyzer, protect: re.Pattern[str]) -> l
         inside.update(range(m.start() + 1, m.end()))
     for m in _CANDIDATE_RE.finditer(eojeol):  # the few non-alphanumeric or CJK characters, not every one
         i = m.start()
-        if is_isolated(m.group()) and i not in inside and (i + 1) not in inside:
-            forced.update((i, i + 1))
-    cuts = (set(analyzer.boundaries(eojeol)) - inside) | forced
+        if _is_isolated_char(m.group()) and i not in inside and (i + 1) not in inside:
+            forced.add(i)
+            forced.add(i + 1)
+    cuts = set(accumulate(map(len, surfaces)))  # morpheme ends
+    if inside:
+        cuts -= inside
+    cuts |= forced
     cuts.discard(0)
-    cuts.discard(n)
+    cuts.add(n)
     units, start = [], 0
-    for b in sorted(cuts) + [n]:
+    for b in sorted(cuts):
         piece = eojeol[start:b]
         if start == 0:
             units.append(piece)
@@ -195,6 +206,56 @@ def split_eojeol(eojeol: str, analyzer: Analyzer, protect: re.Pattern[str]) -> l
     return units
 
 
+def _units_of_surfaces(surfaces: list[str]) -> list[str] | None:
+    """The common case of `split_eojeol`, without offset sets: every isolated character is a morpheme of its
+    own (`있다.` -> 있 / 다 / .), so the cuts are exactly the morpheme boundaries and a unit is glued (`@@`)
+    when it is, or follows, an isolated character. None when that does not hold (the general path decides)."""
+    units = []
+    prev_isolated = False
+    for s in surfaces:
+        if s.isalnum() and _CJK_RE.search(s) is None:  # `has_no_isolated`, inlined
+            isolated = False
+        elif len(s) == 1:
+            isolated = _is_isolated_char(s)
+        else:
+            return None
+        if not units:
+            units.append(s)
+        elif isolated or prev_isolated:
+            units.append(GLUE + s)
+        else:
+            units.append(CONT + s)
+        prev_isolated = isolated
+    return units
+
+
+# Characters repeat (`.`, `,`, brackets): the predicate is pure, so its answers are memoized.
+_is_isolated_char = lru_cache(maxsize=1 << 12)(is_isolated)
+
+
+class _UnitCache(dict):
+    """eojeol -> its units joined by single spaces. A dict subclass so that a hit is a plain C-level dict
+    lookup (`line` maps `__getitem__` over the eojeols; lru_cache's wrapper also does bookkeeping on every hit
+    and its links are GC-tracked), and a miss calls `__missing__`. The cache is exact, so its bound and
+    eviction order change speed only: when full, the older half (insertion order) is dropped."""
+
+    __slots__ = ("_split", "_max")
+
+    def __init__(self, split: Callable[[str], str], maxsize: int):
+        super().__init__()
+        self._split = split
+        self._max = maxsize
+
+    def __missing__(self, eojeol: str) -> str:
+        units = self._split(eojeol)
+        if self._max:
+            if len(self) >= self._max:
+                for k in list(islice(self, (len(self) + 1) // 2)):
+                    del self[k]
+            self[eojeol] = units
+        return units
+
+
 class Pretokenizer:
     """Analyzer + protected tokens, with the units of each distinct eojeol cached (per process)."""
 
@@ -202,22 +263,27 @@ class Pretokenizer:
                  cache_size: int = 1 << 18):
         self.analyzer = make_analyzer(analyzer) if isinstance(analyzer, str) else analyzer
         self.protect = placeholder_regex(protected)
-        # eojeol -> its units (tuple), cached: the public per-eojeol entry point
-        self.eojeol_units = lru_cache(maxsize=cache_size)(self._split)
+        self._surfaces = self.analyzer.surfaces
+        self._cache = _UnitCache(self._split, cache_size)
+        self._units = self._cache.__getitem__
 
-    def _split(self, eojeol: str) -> tuple[str, ...]:
+    def _split(self, eojeol: str) -> str:
         if eojeol.isalnum() and _CJK_RE.search(eojeol) is None:  # `has_no_isolated`, inlined: the hot path
-            first, *rest = self.analyzer.surfaces(eojeol)
-            return (first, *[CONT + s for s in rest])
-        return tuple(split_eojeol(eojeol, self.analyzer, self.protect))
+            return _CONT_SEP.join(self._surfaces(eojeol))  # CONT before every morpheme but the first
+        return " ".join(split_eojeol(eojeol, self.analyzer, self.protect))
+
+    def eojeol_units(self, eojeol: str) -> tuple[str, ...]:
+        """The units of one eojeol (a whitespace-free string), cached."""
+        return tuple(self._units(eojeol).split(" "))
 
     def line(self, line: str) -> str:
-        units = self.eojeol_units
-        return " ".join([" ".join(units(e)) for e in normalize_line(line).split()])
+        return " ".join(map(self._units, normalize_line(line).split()))
 
     def text(self, text: str) -> str:
         """A document's units; line breaks are kept (each line is pre-tokenized on its own)."""
-        return "\n".join([self.line(ln) for ln in text.split("\n")])
+        if "\n" not in text:
+            return self.line(text)
+        return "\n".join(map(self.line, text.split("\n")))
 
 
 def pretokenize_text(text: str, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = ()) -> str:

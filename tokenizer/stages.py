@@ -14,6 +14,7 @@ tokens.
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 import os
 from functools import lru_cache
@@ -22,7 +23,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from corpora.shards import Doc, QuarantineWriter, count_docs, iter_docs, list_shards, write_docs
+from corpora.shards import DOC_SCHEMA, QuarantineWriter, atomic_path, count_docs, list_shards, write_docs
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
 
 
@@ -42,47 +43,152 @@ def _pretokenizer(analyzer: str, protected: tuple[str, ...], cache_size: int):
 
 
 def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, Any]:
-    """One input shard -> one unit shard. Top-level (picklable) for the process pool; builds its own tagger."""
+    """One input shard -> one unit shard. Top-level (picklable) for the process pool; builds its own tagger.
+
+    Works on Arrow record batches rather than `Doc`s: only the text column passes through Python (ids,
+    sources and meta are carried over as Arrow columns), which keeps the per-document cost to the
+    pre-tokenization itself."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from tokenizer.mecab import MecabError
-    from tokenizer.train import CharCounter, reserved_tokens, training_text
+    from tokenizer.train import CharCounter, reserved_tokens, training_rewriter
 
     in_path, out_path, analyzer, protected, cache_size = task
     pt = _pretokenizer(analyzer, tuple(protected), cache_size)
-    reserved = reserved_tokens(protected)
+    to_units = pt.text
+    to_training = training_rewriter(reserved_tokens(protected))
     stats = CharCounter()
-    funnel = Funnel()
-    by_source: dict[str, Funnel] = {}
+    kept: dict[str, list[int]] = {}  # source -> [docs, chars]
+    bad: dict[str, list[int]] = {}
     quarantine: list[dict[str, Any]] = []
 
-    def docs():
-        for d in iter_docs(Path(in_path)):
-            src = by_source.setdefault(d.source, Funnel())
-            try:
-                units = pt.text(d.text)
-            except MecabError as e:
-                funnel.quarantine(len(d.text))
-                src.quarantine(len(d.text))
-                quarantine.append(dict(source=d.source, file=Path(in_path).name, location=d.id,
-                                       reason="mecab_failed", detail=str(e), excerpt=d.text))
-                continue
-            funnel.keep(len(d.text))
-            src.keep(len(d.text))
-            stats.add(training_text(units, reserved))
-            yield Doc(d.id, units, d.source, d.meta)
-
-    # The cyclic GC would walk the eojeol cache (its lru_cache links are GC-tracked) again and again while
-    # this loop allocates Docs; nothing here makes reference cycles, so it is paused for the shard.
+    # The cyclic GC would walk the eojeol cache again and again while this loop allocates; nothing here
+    # makes reference cycles, so it is paused for the shard.
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        write_docs(Path(out_path), docs())
+        with _UnitShardWriter(Path(out_path)) as out:
+            for rb in pq.ParquetFile(in_path).iter_batches(batch_size=out.rows, columns=DOC_SCHEMA.names):
+                texts = rb.column("text").to_pylist()
+                sources = rb.column("source").to_pylist()
+                try:
+                    units = list(map(to_units, texts))
+                    ok = None
+                except MecabError:  # rare: redo the batch one document at a time to quarantine the culprits
+                    units, ok = [], []
+                    for i, t in enumerate(texts):
+                        try:
+                            units.append(to_units(t))
+                            ok.append(i)
+                        except MecabError as e:
+                            _count(bad, sources[i], t)
+                            quarantine.append(dict(source=sources[i], file=Path(in_path).name,
+                                                   location=rb.column("id")[i].as_py(), reason="mecab_failed",
+                                                   detail=str(e), excerpt=t))
+                    texts, sources = [texts[i] for i in ok], [sources[i] for i in ok]
+                for src, t in zip(sources, texts, strict=True):  # inlined `_count`: once per document
+                    c = kept.get(src)
+                    if c is None:
+                        c = kept[src] = [0, 0]
+                    c[0] += 1
+                    c[1] += len(t)
+                # Exactly what CharCounter.add per document would buffer (each text, then a space).
+                stats.add(" ".join(map(to_training, units)))
+                out.write(rb if ok is None else rb.take(pa.array(ok, pa.int64())), units)
     finally:
         if gc_was_on:
             gc.enable()
     # The vocab stage's alphabet comes from these counts, which saves it a pass over the corpus.
     _write_atomic(_stats_path(Path(out_path)), json.dumps(stats.result().to_json(), ensure_ascii=False) + "\n")
+    by_source = {}
+    for src in sorted(kept.keys() | bad.keys()):
+        (nk, ck), (nq, cq) = kept.get(src, (0, 0)), bad.get(src, (0, 0))
+        by_source[src] = Funnel(docs_in=nk + nq, docs_kept=nk, quarantined=nq, chars_in=ck + cq, chars_kept=ck,
+                                chars_quarantined=cq)
+    funnel = Funnel()
+    for f in by_source.values():
+        funnel.add(f)
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
             "quarantine": quarantine}
+
+
+def _count(acc: dict[str, list[int]], source: str, text: str) -> None:
+    c = acc.get(source)
+    if c is None:
+        c = acc[source] = [0, 0]
+    c[0] += 1
+    c[1] += len(text)
+
+
+class _UnitShardWriter:
+    """A unit shard, written from Arrow record batches with the text column replaced, byte for byte what
+    `corpora.shards.write_docs` writes for the same documents: same schema and writer settings, one row group
+    per `rows` documents (tests compare the two). Atomic: a temp name, renamed on a clean close."""
+
+    rows: int = inspect.signature(write_docs).parameters["row_group_size"].default
+
+    def __init__(self, path: Path):
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self._tmp = atomic_path(path)
+        self._writer = pq.ParquetWriter(self._tmp, DOC_SCHEMA, compression="zstd", write_statistics=False)
+        self._pending: list = []  # Arrow tables not yet written, fewer than `rows` rows in all
+        self._n_pending = 0
+        self.n = 0
+
+    def write(self, batch, texts: list[str]) -> None:
+        import pyarrow as pa
+
+        cols = [_string_array(texts) if f.name == "text" else batch.column(f.name) for f in DOC_SCHEMA]
+        self._pending.append(pa.Table.from_arrays(cols, schema=DOC_SCHEMA))
+        self._n_pending += len(texts)
+        if self._n_pending >= self.rows:
+            table = pa.concat_tables(self._pending).combine_chunks() if len(self._pending) > 1 else self._pending[0]
+            start = 0
+            while table.num_rows - start >= self.rows:
+                self._put(table.slice(start, self.rows))
+                start += self.rows
+            self._pending = [table.slice(start)] if start < table.num_rows else []
+            self._n_pending = table.num_rows - start
+
+    def _put(self, table) -> None:
+        self._writer.write_table(table)
+        self.n += table.num_rows
+
+    def __enter__(self) -> _UnitShardWriter:
+        return self
+
+    def __exit__(self, exc_type, *exc: object) -> None:
+        import pyarrow as pa
+
+        try:
+            if exc_type is None and (self._pending or self.n == 0):
+                pending = self._pending or [DOC_SCHEMA.empty_table()]
+                self._put(pa.concat_tables(pending).combine_chunks())
+        finally:
+            self._writer.close()
+        if exc_type is None:
+            os.replace(self._tmp, self.path)
+        else:
+            self._tmp.unlink(missing_ok=True)
+
+
+def _string_array(texts: list[str]):
+    """`pa.array(texts, pa.string())`, built from its buffers: `pa.array` on a Python list first asks whether
+    pandas is installed by importing it (pyarrow's array-like check), a fixed ~0.2 CPU-second cost that a
+    worker should not pay just to write strings. The result is the same array (tests compare the shards)."""
+    import numpy as np
+    import pyarrow as pa
+
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    if offsets[-1] >= 2**31:  # a string column's offsets are int32; write_docs would fail here too
+        raise ValueError(f"a batch of {len(texts)} unit texts holds {offsets[-1]} bytes, too many for one array")
+    return pa.StringArray.from_buffers(len(encoded), pa.py_buffer(offsets.astype(np.int32)),
+                                       pa.py_buffer(b"".join(encoded)))
 
 
 def _stats_path(shard: Path) -> Path:

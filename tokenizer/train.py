@@ -54,11 +54,24 @@ def training_text(units: str, reserved: Iterable[str]) -> str:
     """Pre-tokenized units -> the trainer's words (module doc). Units are single-space separated and a line
     never starts with a marked unit (tokenizer/mecab.py), so " ##" / " @@" only ever match markers; reserved
     tokens are always units of their own."""
-    text = units.replace(f" {CONT}", f" {SENTINEL}").replace(f" {GLUE}", " ")
-    if "[" in text or any(t[0] != "[" for t in reserved):
-        for t in reserved:
-            text = text.replace(t, " ")
-    return text
+    return training_rewriter(reserved)(units)
+
+
+def training_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
+    """`training_text` with `reserved` fixed, for streams: whether a text can hold a reserved token is then
+    one substring test per text (all of them start with `[` in practice), not a loop over the tokens."""
+    reserved = list(reserved)
+    bracketed = all(t[:1] == "[" for t in reserved)
+    cont, glue, sentinel = f" {CONT}", f" {GLUE}", f" {SENTINEL}"
+
+    def rewrite(units: str) -> str:
+        text = units.replace(cont, sentinel).replace(glue, " ")
+        if not bracketed or "[" in text:
+            for t in reserved:
+                text = text.replace(t, " ")
+        return text
+
+    return rewrite
 
 
 @dataclass
@@ -183,7 +196,7 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
     stream = texts if callable(texts) else (lambda: iter(texts))
     reserved = reserved_tokens(placeholders)
     if stats is None:
-        stats = CharStats.of(training_text(t, reserved) for t in stream())
+        stats = CharStats.of(map(training_rewriter(reserved), stream()))
     ranked = sorted((c for c in stats.chars if not c.isspace()), key=lambda c: (-stats.chars[c], c))
     if limit_alphabet is not None:
         ranked = ranked[: limit_alphabet + 1]  # + the sentinel, always among the most frequent when present
@@ -195,7 +208,7 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
               continuing_subword_prefix=CONT)
     trainer = trainers.WordPieceTrainer(**kw) if algorithm == "wordpiece" else trainers.BpeTrainer(**kw)
     tok = training_tokenizer(algorithm)
-    tok.train_from_iterator((training_text(t, reserved) for t in stream()), trainer=trainer, length=length)
+    tok.train_from_iterator(map(training_rewriter(reserved), stream()), trainer=trainer, length=length)
     return _truncate(_rename(tok, algorithm, reserved), vocab_size)
 
 
