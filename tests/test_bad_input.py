@@ -8,46 +8,23 @@ import json
 import random
 import tracemalloc
 from pathlib import Path
-from types import SimpleNamespace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
+from collect_helpers import quarantine, run_collect
 
-from corpora.collect import CollectParams, CollectStage
-from corpora.readers import REASONS
 from corpora.shards import iter_docs, list_shards
-from corpora.sources import SourceSpec
-from pipeline.stage import Funnel, StageContext
 
 GOOD = ["첫 번째 문서입니다.", "두 번째 문서입니다.", "세 번째 문서입니다."]
 
 
-def run_collect(out: Path, sources: list[dict], **params):
-    out.mkdir(parents=True)
-    recipe = SimpleNamespace(seed=1, sources=[SourceSpec(**s) for s in sources])
-    ctx = StageContext(out_dir=out, params=CollectParams(**params), inputs={}, recipe=recipe, workers=1)
-    res = CollectStage().run(ctx)
-    assert res.funnel.problems() == []
-    total = Funnel()
-    for f in res.by_source.values():
-        assert f.problems() == []
-        total.add(f)
-    assert total.to_json() == res.funnel.to_json()
-    n_quarantined = sum(len(quarantine(out, s["name"])) for s in sources)
-    assert n_quarantined == res.funnel.quarantined  # every quarantined record is in a file, and only those
-    return res, out
 
 
 def texts(out: Path) -> list[str]:
     return [d.text for s in list_shards(out) for d in iter_docs(s)]
 
 
-def quarantine(out: Path, source: str) -> list[dict]:
-    f = out / "quarantine" / f"{source}.jsonl"
-    recs = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines()] if f.exists() else []
-    assert all(r["reason"] in REASONS for r in recs)  # every code is documented
-    return recs
 
 
 def one_source(tmp_path: Path, name: str, data: bytes, **spec):

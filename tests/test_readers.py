@@ -12,26 +12,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import zstandard
+from collect_helpers import run_collect
 
 from corpora.collect import CollectParams, CollectStage
 from corpora.readers import ReadOptions, read_file, resolve_source
 from corpora.shards import doc_id, iter_docs, list_shards
 from corpora.sources import SourceSpec
-from pipeline.stage import Funnel, StageContext
-
-
-def run_collect(out: Path, sources: list[dict], workers: int = 1, **params):
-    out.mkdir(parents=True)
-    recipe = SimpleNamespace(seed=1, sources=[SourceSpec(**s) for s in sources])
-    ctx = StageContext(out_dir=out, params=CollectParams(**params), inputs={}, recipe=recipe, workers=workers)
-    res = CollectStage().run(ctx)
-    assert res.funnel.problems() == []
-    total = Funnel()
-    for f in res.by_source.values():
-        assert f.problems() == []
-        total.add(f)
-    assert total.to_json() == res.funnel.to_json()
-    return res, out
+from pipeline.stage import StageContext
 
 
 def docs_of(out: Path) -> list:
