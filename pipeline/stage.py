@@ -119,6 +119,24 @@ class Funnel:
         )
 
 
+
+def funnels_from_tallies(kept: dict[str, list[int]], quarantined: dict[str, list[int]]
+                         ) -> tuple[Funnel, dict[str, Funnel]]:
+    """Total and per-source funnels of a pass-through stage from per-source `[docs, chars]` tallies.
+
+    Hot loops tally into plain lists (a Funnel per document costs two Counters); this turns the tallies into
+    the accounting the runner checks, sources in sorted order.
+    """
+    by_source: dict[str, Funnel] = {}
+    for src in sorted(kept.keys() | quarantined.keys()):
+        (nk, ck), (nq, cq) = kept.get(src, (0, 0)), quarantined.get(src, (0, 0))
+        by_source[src] = Funnel(docs_in=nk + nq, docs_kept=nk, quarantined=nq, chars_in=ck + cq,
+                                chars_kept=ck, chars_quarantined=cq)
+    total = Funnel()
+    for f in by_source.values():
+        total.add(f)
+    return total, by_source
+
 @dataclass
 class StageResult:
     """What `Stage.run` returns; stored in the manifest.

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, atomic_path, count_docs, list_shards, write_docs
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies
 
 
 class PretokenizeParams(StageParams):
@@ -101,14 +101,7 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, 
             gc.enable()
     # The vocab stage's alphabet comes from these counts, which saves it a pass over the corpus.
     _write_atomic(_stats_path(Path(out_path)), json.dumps(stats.result().to_json(), ensure_ascii=False) + "\n")
-    by_source = {}
-    for src in sorted(kept.keys() | bad.keys()):
-        (nk, ck), (nq, cq) = kept.get(src, (0, 0)), bad.get(src, (0, 0))
-        by_source[src] = Funnel(docs_in=nk + nq, docs_kept=nk, quarantined=nq, chars_in=ck + cq, chars_kept=ck,
-                                chars_quarantined=cq)
-    funnel = Funnel()
-    for f in by_source.values():
-        funnel.add(f)
+    funnel, by_source = funnels_from_tallies(kept, bad)
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
             "quarantine": quarantine}
 

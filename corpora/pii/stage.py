@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from pydantic import Field
 
 from corpora.shards import Doc, QuarantineWriter, atomic_path, iter_docs, list_shards, write_docs
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies
 
 SPAN_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -139,19 +139,7 @@ def _detect_shard(task: tuple[str, str, float, float]) -> dict:
                     scores.append(sp.score)
                     recognizers.append(sp.recognizer)
     write_spans(Path(out_path), [ids, starts, ends, types, scores, recognizers])
-    funnel = Funnel()
-    by_source: dict[str, Funnel] = {}
-    for counts, attr in ((kept, "kept"), (quarantined, "quarantined")):
-        for source, (docs, chars) in counts.items():
-            for f in (funnel, by_source.setdefault(source, Funnel())):
-                f.docs_in += docs
-                f.chars_in += chars
-                if attr == "kept":
-                    f.docs_kept += docs
-                    f.chars_kept += chars
-                else:
-                    f.quarantined += docs
-                    f.chars_quarantined += chars
+    funnel, by_source = funnels_from_tallies(kept, quarantined)
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
             "per_type": dict(Counter(types)), "docs_with_pii": docs_with_pii, "failed": failed,
             "shard": Path(in_path).name}
