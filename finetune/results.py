@@ -62,8 +62,12 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
         for task, metric, col in COLUMNS:
             if run["task"] != task:
                 continue
+            data = run["data"]
             row[col] = {"mean": run["mean"].get(metric), "std": run["std"].get(metric), "seeds": len(run["seeds"]),
-                        "dev_split": run["data"].get("split") == "dev-split", "n_eval": run["data"].get("n_eval")}
+                        "dev_split": data.get("split") == "dev-split", "n_eval": data.get("n_eval"),
+                        "n_train": data.get("n_train"),
+                        "capped": any(data.get(f"n_{k}", 0) < data.get(f"n_{k}_available", 0)
+                                      for k in ("train", "eval"))}
     return {
         "columns": [c for _, _, c in COLUMNS],
         "ours": rows,
@@ -75,7 +79,7 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def to_markdown(table: dict[str, Any]) -> str:
     cols = table["columns"]
     lines = ["| model | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
-    any_split = False
+    any_split = any_capped = False
     for label, row in table["ours"].items():
         cells = []
         for c in cols:
@@ -87,6 +91,9 @@ def to_markdown(table: dict[str, Any]) -> str:
             if cell["dev_split"]:
                 text += " †"
                 any_split = True
+            if cell.get("capped"):
+                text += " ‡"
+                any_capped = True
             cells.append(text)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     for model, row in table["published"].items():
@@ -95,6 +102,9 @@ def to_markdown(table: dict[str, Any]) -> str:
     if any_split:
         notes.append("† evaluated on a 20% guid-hash split of the dev file (trained on the other 80%): "
                      "not comparable with the published dev scores.")
+    if any_capped:
+        notes.append("‡ trained and/or evaluated on a capped sample of the examples (fixed guid-hash sample; "
+                     "metrics.json of the run gives n_train and n_eval).")
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
 
 

@@ -6,8 +6,9 @@ not surface after an hour of curation: unknown keys, wrong types, out-of-range v
 variables, missing source files and unknown stage names all become one `RecipeError` naming the recipe file and
 the key path (`stages.filter.min_chars`).
 
-Order of processing: YAML -> `--set` overrides -> `${ENV}` expansion -> relative source paths resolved against
-the recipe's folder -> schema -> per-stage params models -> variants expanded into arms -> source paths exist.
+Order of processing: YAML -> `--set` overrides -> `${ENV}` expansion -> relative source paths (and the stage
+input files of STAGE_INPUT_PATHS) resolved against the recipe's folder -> schema -> per-stage params models ->
+variants expanded into arms -> source paths exist.
 """
 
 from __future__ import annotations
@@ -197,11 +198,7 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     for ov in overrides:
         apply_override(raw, ov, where)
     raw = expand_env(raw, where)
-    base_dir = path.resolve().parent
-    for src in raw.get("sources") or []:
-        if isinstance(src, dict) and isinstance(src.get("path"), str):
-            p = os.path.expanduser(src["path"])
-            src["path"] = p if os.path.isabs(p) else str(base_dir / p)
+    resolve_relative_paths(raw, path.resolve().parent)
     recipe = build_recipe(raw, where, registry, until)
     recipe._path = path.resolve()
     for arm in recipe.arms:
@@ -209,6 +206,36 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     if check_sources:
         check_source_paths(recipe, where)
     return recipe
+
+
+# Input files named inside stage params, as (stage, list key, item key or None for a list of path strings).
+# Like source paths, they are resolved against the recipe's folder, so a recipe runs the same from any directory.
+STAGE_INPUT_PATHS: tuple[tuple[str, str, str | None], ...] = (
+    ("decontaminate", "benchmarks", "path"),
+    ("vocab", "report_texts", None),
+)
+
+
+def resolve_relative_paths(raw: dict[str, Any], base_dir: Path) -> None:
+    """Make source paths and the STAGE_INPUT_PATHS of `raw` (already env-expanded) absolute, in place."""
+    def absolute(p: str) -> str:
+        p = os.path.expanduser(p)
+        return p if os.path.isabs(p) else str(base_dir / p)
+
+    for src in raw.get("sources") or []:
+        if isinstance(src, dict) and isinstance(src.get("path"), str):
+            src["path"] = absolute(src["path"])
+    stages = raw.get("stages") if isinstance(raw.get("stages"), dict) else {}
+    for stage, key, item_key in STAGE_INPUT_PATHS:
+        params = stages.get(stage)
+        items = params.get(key) if isinstance(params, dict) else None
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            if item_key is None and isinstance(item, str):
+                items[i] = absolute(item)
+            elif item_key is not None and isinstance(item, dict) and isinstance(item.get(item_key), str):
+                item[item_key] = absolute(item[item_key])
 
 
 def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until: str | None = None) -> Recipe:

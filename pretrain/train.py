@@ -365,6 +365,13 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
             bar.close()
             raise Halted(f"halted after step {step} (halt_after_step)")
     bar.close()
+    if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
+        # the wall-clock budget ended the run between evaluations: the final model still gets one
+        row = {"step": step, "eval_loss": evaluate()}
+        accelerator.log({"eval_loss": row["eval_loss"]}, step=step)
+        if main:
+            with open(metrics_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row, sort_keys=True) + "\n")
 
     # -- export -----------------------------------------------------------------------------------------------
     state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards

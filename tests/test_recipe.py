@@ -157,3 +157,21 @@ def test_until_limits_the_stages_that_are_imported(tmp_path):
     assert list(r.stages) == ["collect"] and r.params("collect").shard_size == 2
     with pytest.raises(RecipeError, match="no_such_module_xyz"):
         load_recipe(path, registry=reg)
+
+
+def test_stage_input_files_resolve_against_the_recipe_folder(tmp_path, monkeypatch):
+    """Benchmark files and fidelity texts named relative to the recipe work from any working directory."""
+    folder = tmp_path / "recipes"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "a.txt").write_text("text\n", encoding="utf-8")
+    path = folder / "r.yaml"
+    path.write_text(
+        "name: rel\nsources:\n  - {name: a, path: data/a.txt, format: text}\n"
+        "stages:\n"
+        "  decontaminate: {benchmarks: [{path: data/dev.json}, {path: /abs/other.json}]}\n"
+        "  vocab: {report_texts: [data/dev.json, ~/x.tsv]}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # not the recipe's folder
+    r = load_recipe("recipes/r.yaml")
+    assert [b.path for b in r.params("decontaminate").benchmarks] == [str(folder / "data" / "dev.json"),
+                                                                       "/abs/other.json"]
+    assert r.params("vocab").report_texts == [str(folder / "data" / "dev.json"), str(Path("~/x.tsv").expanduser())]
