@@ -100,7 +100,7 @@ class PretrainStage(Stage):
     """MLM pretraining; resumable: a killed run continues from its newest checkpoint in the same folder."""
 
     name: ClassVar[str] = "pretrain"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"  # 2: eval_mask_loss in metrics and summary
     inputs: ClassVar[tuple[str, ...]] = ("encode", "vocab")
     params_model: ClassVar[type[StageParams]] = PretrainParams
     resumable: ClassVar[bool] = True
@@ -135,8 +135,8 @@ class PretrainStage(Stage):
             "final_dir": "final",
             "metrics": "metrics.jsonl",
             "plots": ["loss_curve.png"],
-            "report": {k: summary[k] for k in ("steps", "first_loss", "last_loss", "eval_loss", "tokens_per_s",
-                                               "tokens_seen", "params", "world_size")},
+            "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
+                                                   "tokens_per_s", "tokens_seen", "params", "world_size")},
         })
 
 

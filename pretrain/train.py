@@ -134,11 +134,14 @@ def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
 
     train = [(m["step"], m["loss"]) for m in metrics if "loss" in m]
     evals = [(m["step"], m["eval_loss"]) for m in metrics if "eval_loss" in m]
+    mask_evals = [(m["step"], m["eval_mask_loss"]) for m in metrics if "eval_mask_loss" in m]
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=120)
     if train:
         ax.plot(*zip(*train, strict=True), label="train loss")
     if evals:
         ax.plot(*zip(*evals, strict=True), "o-", label="held-out loss")
+    if mask_evals:
+        ax.plot(*zip(*mask_evals, strict=True), "s--", label="held-out loss at [MASK] inputs")
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("MLM cross-entropy (nats)")
     ax.grid(alpha=0.3)
@@ -271,22 +274,31 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
             out["attention_mask"] = att.to(accelerator.device)
         return out
 
-    def evaluate() -> float:
-        """Mean loss per masked token over a fixed set of held-out samples with fixed masks."""
+    def evaluate() -> dict[str, float]:
+        """Held-out loss over a fixed set of samples with fixed masks: `eval_loss` over every predicted token,
+        as RoBERTa reports it, and `eval_mask_loss` over the positions whose input is [MASK] only.
+
+        Why both: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
+        long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
+        [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
+        everything). `eval_mask_loss` is the number that says whether the model uses context."""
         model.eval()
-        total, count = torch.zeros((), device=accelerator.device), torch.zeros((), device=accelerator.device)
+        dev = accelerator.device
+        sums = torch.zeros(4, device=dev, dtype=torch.float64)  # loss all, count all, loss [MASK], count [MASK]
         n = len(eval_samples)
         with torch.no_grad():
             for k in range(cfg.eval_batches):
                 first = (k * world + rank) * cfg.micro_batch_size
                 idx = [(first + j) % n for j in range(cfg.micro_batch_size)]
                 b = micro_batch(EVAL_STEP, k, rank, eval_samples, idx)
-                masked = (b["labels"] != -100).sum()
-                total += model(**b).float() * masked
-                count += masked
+                losses = model(**b, per_token=True).double()
+                at_mask = b["input_ids"][b["labels"] != -100] == special.mask
+                sums += torch.stack([losses.sum(), torch.tensor(float(losses.numel()), device=dev),
+                                     losses[at_mask].sum(), at_mask.sum().double()])
         model.train()
-        total, count = accelerator.reduce(total, "sum"), accelerator.reduce(count, "sum")
-        return float(total / count.clamp(min=1))
+        sums = accelerator.reduce(sums, "sum")
+        return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
+                "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1))}
 
     def save_checkpoint(s: int, elapsed: float, tokens: int) -> None:
         ckpt_root = out_dir / CHECKPOINTS
@@ -353,7 +365,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
             window_loss, window_tokens, window_t = [], 0, time.perf_counter()
             bar.set_postfix(loss=f"{row['loss']:.3f}", tok_s=f"{tps:.0f}")
         if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
-            row = {**row, "step": step, "eval_loss": evaluate()}
+            row = {**row, "step": step, **evaluate()}
         if row:
             accelerator.log({k: v for k, v in row.items() if k != "step"}, step=step)
             if main:
@@ -367,8 +379,8 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
     bar.close()
     if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
         # the wall-clock budget ended the run between evaluations: the final model still gets one
-        row = {"step": step, "eval_loss": evaluate()}
-        accelerator.log({"eval_loss": row["eval_loss"]}, step=step)
+        row = {"step": step, **evaluate()}
+        accelerator.log({k: v for k, v in row.items() if k != "step"}, step=step)
         if main:
             with open(metrics_path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(row, sort_keys=True) + "\n")
@@ -388,6 +400,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         "first_loss": train_rows[0]["loss"] if train_rows else None,
         "last_loss": train_rows[-1]["loss"] if train_rows else None,
         "eval_loss": eval_rows[-1]["eval_loss"] if eval_rows else None,
+        "eval_mask_loss": eval_rows[-1].get("eval_mask_loss") if eval_rows else None,
         "tokens_per_s": (sum(m["tokens_per_s"] for m in train_rows) / len(train_rows)) if train_rows else None,
         "tokens_seen": tokens_seen,
         "params": n_params,

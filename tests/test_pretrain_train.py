@@ -83,6 +83,14 @@ def test_sparse_loss_equals_dense_loss():
     dense = model(input_ids=ids, labels=labels).loss
     sparse = SparseMLM(model)(input_ids=ids, labels=labels)
     torch.testing.assert_close(sparse, dense, rtol=1e-5, atol=1e-6)
+    # per-token losses: one per predicted position, row-major, each the dense cross-entropy at that position
+    per = SparseMLM(model)(input_ids=ids, labels=labels, per_token=True)
+    logits = model(input_ids=ids).logits
+    expected = torch.nn.functional.cross_entropy(logits[:, 3:6].reshape(-1, 300), ids[:, 3:6].reshape(-1),
+                                                 reduction="none")
+    assert per.shape == (9,)
+    torch.testing.assert_close(per, expected, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(per.mean(), dense, rtol=1e-5, atol=1e-6)
 
 
 def test_configs_follow_the_tokenizer():
@@ -142,3 +150,18 @@ def test_trained_stage_output_loads(encoded, tmp_path):
     assert len(tok("가나다 " * 200, truncation=True)["input_ids"]) == 32
     cfg = json.loads((ctx.out_dir / "train_config.json").read_text())
     assert cfg["whole_word_mask"] is True and cfg["seed"] == 7
+
+
+def test_wall_clock_budget_stops_early_and_still_evaluates_the_final_model(encoded, tmp_path):
+    out = tmp_path / "budget"
+    s = train(_cfg(encoded, out, max_steps=100_000, time_budget_s=4.0, warmup_steps=1, eval_every=10_000,
+                   checkpoint_every=10_000))
+    assert 3 <= s["steps"] < 100_000
+    rows = read_metrics(out / "metrics.jsonl")
+    assert rows[-1]["step"] == s["steps"] and "eval_loss" in rows[-1]
+    assert s["eval_loss"] == rows[-1]["eval_loss"] and s["eval_mask_loss"] == rows[-1]["eval_mask_loss"]
+    # the kept and random 20 % of the predicted tokens are in eval_loss only: the two differ
+    assert s["eval_mask_loss"] > 0 and s["eval_mask_loss"] != s["eval_loss"]
+    lrs = [r["lr"] for r in rows if "lr" in r]
+    assert lrs[0] == 2e-3 and lrs[-1] < lrs[1] < lrs[0]  # the schedule decays with elapsed time, not with the unreachable max_steps
+    assert (out / "final" / "model.safetensors").is_file()
