@@ -300,6 +300,13 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
                 "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1))}
 
+    def log_row(row: dict[str, Any]) -> None:
+        """One line of metrics.jsonl (main process) and the same values to the trackers."""
+        accelerator.log({k: v for k, v in row.items() if k != "step"}, step=row["step"])
+        if main:
+            with open(metrics_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row, sort_keys=True) + "\n")
+
     def save_checkpoint(s: int, elapsed: float, tokens: int) -> None:
         ckpt_root = out_dir / CHECKPOINTS
         final, tmp = ckpt_root / f"step-{s:08d}", ckpt_root / f".partial-step-{s:08d}"
@@ -367,10 +374,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
             row = {**row, "step": step, **evaluate()}
         if row:
-            accelerator.log({k: v for k, v in row.items() if k != "step"}, step=step)
-            if main:
-                with open(metrics_path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(row, sort_keys=True) + "\n")
+            log_row(row)
         if step % cfg.checkpoint_every == 0 and step < cfg.max_steps:
             save_checkpoint(step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
         if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
@@ -379,11 +383,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
     bar.close()
     if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
         # the wall-clock budget ended the run between evaluations: the final model still gets one
-        row = {"step": step, **evaluate()}
-        accelerator.log({k: v for k, v in row.items() if k != "step"}, step=step)
-        if main:
-            with open(metrics_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(row, sort_keys=True) + "\n")
+        log_row({"step": step, **evaluate()})
 
     # -- export -----------------------------------------------------------------------------------------------
     state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards
