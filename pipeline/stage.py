@@ -120,6 +120,15 @@ class Funnel:
 
 
 
+def tally(acc: dict[str, list[int]], source: str, text: str) -> None:
+    """Count one document of `source` into a `[docs, chars]` tally (see `funnels_from_tallies`)."""
+    c = acc.get(source)
+    if c is None:
+        c = acc[source] = [0, 0]
+    c[0] += 1
+    c[1] += len(text)
+
+
 def funnels_from_tallies(kept: dict[str, list[int]], quarantined: dict[str, list[int]]
                          ) -> tuple[Funnel, dict[str, Funnel]]:
     """Total and per-source funnels of a pass-through stage from per-source `[docs, chars]` tallies.
@@ -136,6 +145,7 @@ def funnels_from_tallies(kept: dict[str, list[int]], quarantined: dict[str, list
     for f in by_source.values():
         total.add(f)
     return total, by_source
+
 
 @dataclass
 class StageResult:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, atomic_path, count_docs, list_shards, write_docs
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies
+from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies, tally
 
 
 class PretokenizeParams(StageParams):
@@ -82,12 +82,12 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, 
                             units.append(to_units(t))
                             ok.append(i)
                         except MecabError as e:
-                            _count(bad, sources[i], t)
+                            tally(bad, sources[i], t)
                             quarantine.append(dict(source=sources[i], file=Path(in_path).name,
                                                    location=rb.column("id")[i].as_py(), reason="mecab_failed",
                                                    detail=str(e), excerpt=t))
                     texts, sources = [texts[i] for i in ok], [sources[i] for i in ok]
-                for src, t in zip(sources, texts, strict=True):  # inlined `_count`: once per document
+                for src, t in zip(sources, texts, strict=True):  # inlined `tally`: once per document
                     c = kept.get(src)
                     if c is None:
                         c = kept[src] = [0, 0]
@@ -104,14 +104,6 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, 
     funnel, by_source = funnels_from_tallies(kept, bad)
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
             "quarantine": quarantine}
-
-
-def _count(acc: dict[str, list[int]], source: str, text: str) -> None:
-    c = acc.get(source)
-    if c is None:
-        c = acc[source] = [0, 0]
-    c[0] += 1
-    c[1] += len(text)
 
 
 class _UnitShardWriter:

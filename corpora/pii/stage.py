@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from pydantic import Field
 
 from corpora.shards import Doc, QuarantineWriter, atomic_path, iter_docs, list_shards, write_docs
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies
+from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies, tally
 
 SPAN_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),
@@ -120,15 +120,9 @@ def _detect_shard(task: tuple[str, str, float, float]) -> dict:
                 detail = str(e) if isinstance(e, DocTimeout) else f"{type(e).__name__}: {e}"
                 failed.append({"id": doc_id, "source": source, "reason": reason, "detail": detail,
                                "excerpt": text[:200]})
-                c = quarantined.setdefault(source, [0, 0])
-                c[0] += 1
-                c[1] += len(text)
+                tally(quarantined, source, text)
                 continue
-            c = kept.get(source)
-            if c is None:
-                c = kept[source] = [0, 0]
-            c[0] += 1
-            c[1] += len(text)
+            tally(kept, source, text)
             if spans:
                 docs_with_pii += 1
                 for sp in spans:
