@@ -193,3 +193,20 @@ def mask_tokens(input_ids: torch.Tensor, special: SpecialIds, gen: torch.Generat
     random_words = torch.randint(special.vocab_size, ids.shape, generator=gen, dtype=ids.dtype)
     ids[to_random] = random_words[to_random]
     return ids, labels
+
+
+def shuffle_context(input_ids: torch.Tensor, labels: torch.Tensor, special: SpecialIds,
+                    gen: torch.Generator) -> torch.Tensor:
+    """`input_ids` with the context words of each row put in a random order: the predicted positions,
+    special tokens and padding stay where they are, every other token moves to another such slot.
+
+    Why: a model stuck in the MLM plateau predicts from the bag of context words and ignores their order.
+    The loss on shuffled context minus the loss on intact context (`eval_order_gain`) measures how much of
+    what the model predicts comes from word order; it stays at ~0 until the model leaves the plateau.
+    """
+    out = input_ids.clone()
+    movable = (labels == IGNORE) & ~torch.isin(input_ids, torch.tensor(special.all_special, dtype=input_ids.dtype))
+    for r in range(input_ids.shape[0]):
+        slots = movable[r].nonzero().squeeze(1)
+        out[r, slots] = input_ids[r, slots[torch.randperm(len(slots), generator=gen)]]
+    return out

@@ -100,7 +100,7 @@ class PretrainStage(Stage):
     """MLM pretraining; resumable: a killed run continues from its newest checkpoint in the same folder."""
 
     name: ClassVar[str] = "pretrain"
-    version: ClassVar[str] = "2"  # 2: eval_mask_loss in metrics and summary
+    version: ClassVar[str] = "3"  # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain
     inputs: ClassVar[tuple[str, ...]] = ("encode", "vocab")
     params_model: ClassVar[type[StageParams]] = PretrainParams
     resumable: ClassVar[bool] = True
@@ -136,6 +136,7 @@ class PretrainStage(Stage):
             "metrics": "metrics.jsonl",
             "plots": ["loss_curve.png"],
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
+                                                   "eval_order_gain",
                                                    "tokens_per_s", "tokens_seen", "params", "world_size")},
         })
 

@@ -218,7 +218,15 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
     from tqdm.auto import tqdm
     from transformers import AutoTokenizer
 
-    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, mask_tokens, step_generator
+    from pretrain.data import (
+        PackedSamples,
+        SampleOrder,
+        SpecialIds,
+        TokenStream,
+        mask_tokens,
+        shuffle_context,
+        step_generator,
+    )
     from pretrain.model import SparseMLM, build_config, build_model
 
     rank, world, main = accelerator.process_index, accelerator.num_processes, accelerator.is_main_process
@@ -276,15 +284,18 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
 
     def evaluate() -> dict[str, float]:
         """Held-out loss over a fixed set of samples with fixed masks: `eval_loss` over every predicted token,
-        as RoBERTa reports it, and `eval_mask_loss` over the positions whose input is [MASK] only.
+        as RoBERTa reports it, `eval_mask_loss` over the positions whose input is [MASK] only, and
+        `eval_order_gain`: the [MASK] loss with the context words shuffled minus the same loss with them intact.
 
         Why both: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
         long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
         [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
-        everything). `eval_mask_loss` is the number that says whether the model uses context."""
+        everything). `eval_mask_loss` says whether the model uses context; `eval_order_gain` (nats) whether it
+        uses the order of that context: ~0 means a bag-of-words model, still in the plateau."""
         model.eval()
         dev = accelerator.device
-        sums = torch.zeros(4, device=dev, dtype=torch.float64)  # loss all, count all, loss [MASK], count [MASK]
+        # loss all, count all, loss at [MASK], count [MASK], loss at [MASK] with shuffled context
+        sums = torch.zeros(5, device=dev, dtype=torch.float64)
         n = len(eval_samples)
         with torch.no_grad():
             for k in range(cfg.eval_batches):
@@ -293,12 +304,17 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
                 b = micro_batch(EVAL_STEP, k, rank, eval_samples, idx)
                 losses = model(**b, per_token=True).double()
                 at_mask = b["input_ids"][b["labels"] != -100] == special.mask
+                shuffled = shuffle_context(b["input_ids"].cpu(), b["labels"].cpu(), special,
+                                           step_generator(cfg.seed, EVAL_STEP, k, rank, 1))
+                shuffled_losses = model(**{**b, "input_ids": shuffled.to(dev)}, per_token=True).double()
                 sums += torch.stack([losses.sum(), torch.tensor(float(losses.numel()), device=dev),
-                                     losses[at_mask].sum(), at_mask.sum().double()])
+                                     losses[at_mask].sum(), at_mask.sum().double(),
+                                     shuffled_losses[at_mask].sum()])
         model.train()
         sums = accelerator.reduce(sums, "sum")
         return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
-                "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1))}
+                "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1)),
+                "eval_order_gain": float((sums[4] - sums[2]) / sums[3].clamp(min=1))}
 
     def log_row(row: dict[str, Any]) -> None:
         """One line of metrics.jsonl (main process) and the same values to the trackers."""
@@ -401,6 +417,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         "last_loss": train_rows[-1]["loss"] if train_rows else None,
         "eval_loss": eval_rows[-1]["eval_loss"] if eval_rows else None,
         "eval_mask_loss": eval_rows[-1].get("eval_mask_loss") if eval_rows else None,
+        "eval_order_gain": eval_rows[-1].get("eval_order_gain") if eval_rows else None,
         "tokens_per_s": (sum(m["tokens_per_s"] for m in train_rows) / len(train_rows)) if train_rows else None,
         "tokens_seen": tokens_seen,
         "params": n_params,

@@ -1,4 +1,5 @@
-"""Dynamic masking: 15 % selected, 80/10/10, specials untouched, whole eojeols with whole-word masking."""
+"""Dynamic masking: 15 % selected, 80/10/10, specials untouched, whole eojeols with whole-word masking;
+the context shuffle behind eval_order_gain."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pretrain.data import (
     SpecialIds,
     TokenStream,
     mask_tokens,
+    shuffle_context,
     step_generator,
 )
 
@@ -90,3 +92,22 @@ def test_sample_order_covers_each_epoch_once_across_ranks():
     assert sorted(seen) == list(range(48)), "one epoch = every sample exactly once"
     nxt = [i for micro in range(2) for rank in range(3) for i in order.indices(2, micro, rank)]
     assert len(set(nxt)) == 24 and nxt != seen[:24], "the next epoch is a fresh permutation"
+
+
+def test_shuffle_context_moves_only_context_words():
+    g = torch.Generator().manual_seed(3)
+    ids = torch.randint(5, 5000, (8, 64), generator=g)
+    ids[:, 0], ids[:, 40], ids[5, 50:] = 0, 2, 1  # [CLS], a document's [SEP] mid-row, padding at the end
+    masked, labels = mask_tokens(ids, SPECIAL, step_generator(1, 0))
+    out = shuffle_context(masked, labels, SPECIAL, step_generator(1, 1))
+    predicted = labels != IGNORE
+    special = torch.isin(masked, torch.tensor(SPECIAL.all_special))
+    fixed = predicted | special
+    assert (out[fixed] == masked[fixed]).all(), "predicted positions, specials and padding stay in place"
+    for r in range(8):  # each row keeps its own context words (a permutation within the row)...
+        assert sorted(out[r][~fixed[r]].tolist()) == sorted(masked[r][~fixed[r]].tolist())
+    moved = (out != masked) & ~fixed
+    assert moved.float().mean() > 0.8 * (~fixed).float().mean(), "...in a new order"
+    again = shuffle_context(masked, labels, SPECIAL, step_generator(1, 1))
+    assert torch.equal(out, again), "the shuffle is a function of the generator's seed"
+

@@ -10,6 +10,7 @@ from pretrain_helpers import context, encode_fixture, make_tokenizer
 from safetensors.torch import load_file
 
 import pretrain.data
+import pretrain.model
 from pretrain.model import SparseMLM, build_config, build_model
 from pretrain.train import Halted, TrainConfig, export_final, find_checkpoint, read_metrics, train
 
@@ -91,6 +92,36 @@ def test_sparse_loss_equals_dense_loss():
     assert per.shape == (9,)
     torch.testing.assert_close(per, expected, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(per.mean(), dense, rtol=1e-5, atol=1e-6)
+
+
+def test_eval_order_gain_is_zero_without_position_information(encoded, tmp_path):
+    """Attention is permutation-equivariant: with the position table zeroed, shuffling the context cannot change
+    any prediction, so the order gain must be 0 up to float error. With strong positions and large weights
+    (attention far from uniform, as after training) it is not."""
+    one_step = {"max_steps": 1, "eval_every": 1, "lr": 1e-12, "warmup_steps": 1,
+                "model_overrides": {"initializer_range": 0.3}}
+    real = pretrain.model.build_model
+
+    def with_positions(std):
+        def build(config, seed):
+            model = real(config, seed)
+            with torch.no_grad():
+                model.roberta.embeddings.position_embeddings.weight.normal_(0.0, std)
+            return model
+        return build
+
+    gains = {}
+    try:
+        for name, std in (("strong", 1.0), ("none", 0.0)):
+            pretrain.model.build_model = with_positions(std)
+            gains[name] = train(_cfg(encoded, tmp_path / name, **one_step))
+    finally:
+        pretrain.model.build_model = real
+    assert abs(gains["none"]["eval_order_gain"]) < 1e-5
+    assert abs(gains["strong"]["eval_order_gain"]) > 1e-3
+    assert gains["none"]["eval_mask_loss"] > 0
+    rows = read_metrics(tmp_path / "none" / "metrics.jsonl")
+    assert rows[-1]["eval_order_gain"] == gains["none"]["eval_order_gain"]
 
 
 def test_configs_follow_the_tokenizer():
