@@ -145,7 +145,15 @@ def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("MLM cross-entropy (nats)")
     ax.grid(alpha=0.3)
-    ax.legend()
+    handles, labels = ax.get_legend_handles_labels()
+    order = [(m["step"], m["eval_order_gain"]) for m in metrics if "eval_order_gain" in m]
+    if order:  # on its own axis: ~0 (bag of words) until the model leaves the plateau, then rising
+        ax2 = ax.twinx()
+        (line,) = ax2.plot(*zip(*order, strict=True), "^:", color="tab:red", label="word-order gain (right)")
+        ax2.set_ylabel("order gain (nats)")
+        handles.append(line)
+        labels.append(line.get_label())
+    ax.legend(handles, labels, fontsize="small")
     fig.tight_layout()
     tmp = path.with_name(f".{path.stem}.tmp.png")
     fig.savefig(tmp, metadata={"Software": None})
