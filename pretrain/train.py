@@ -295,7 +295,7 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         as RoBERTa reports it, `eval_mask_loss` over the positions whose input is [MASK] only, and
         `eval_order_gain`: the [MASK] loss with the context words shuffled minus the same loss with them intact.
 
-        Why both: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
+        Why: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
         long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
         [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
         everything). `eval_mask_loss` says whether the model uses context; `eval_order_gain` (nats) whether it
