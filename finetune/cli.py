@@ -31,8 +31,12 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
     return seeds
 
 
-@click.command(help="Fine-tune a model on one KLUE task, select the best checkpoint on the evaluation split, "
-                    "and write metrics.json, predictions and a one-line summary.\n\n" + _task_help())
+@click.command(help="Fine-tune a model on KLUE tasks, select the best checkpoint on the evaluation split, "
+                    "and write metrics.json, predictions and a one-line summary.\n\n"
+                    "TASK is one task, a comma-separated list (ynat,sts) or 'all'. With more than one task, or "
+                    "with --vs-random-init, OUTPUT holds one folder per run (TASK/, TASK-random-init/) and "
+                    "results.md / results.json, the table of every run beside KLUE's published scores.\n\n"
+                    + _task_help())
 @click.argument("task", required=False)
 @click.option("--task-list", is_flag=True, expose_value=False, is_eager=True, callback=_print_task_list,
               help="List the registered tasks with their metrics and exit.")
@@ -48,6 +52,9 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
                    "train file exists.")
 @click.option("--eval-fraction", type=float, default=0.2, show_default=True, help="Evaluation share for dev-split.")
 @click.option("--random-init", is_flag=True, help="Same architecture, fresh weights (the no-pretraining baseline).")
+@click.option("--vs-random-init", is_flag=True,
+              help="Run every task twice, with the model and with fresh weights of the same shape, under the same "
+                   "seeds, data and hyperparameters: what pretraining bought.")
 @click.option("--max-train-examples", type=int, help="Cap on training examples (fixed guid-hash sample).")
 @click.option("--max-eval-examples", type=int, help="Cap on evaluation examples (fixed guid-hash sample).")
 @click.option("--max-steps", type=int, help="Cap on optimiser steps.")
@@ -61,46 +68,79 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--label", help="Name of this model in reports (default: the model folder's name).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
-             seeds: list[int], split: str, eval_fraction: float, random_init: bool,
+             seeds: list[int], split: str, eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
              eval_every: int | None, save_model: bool, label: str | None, quiet: bool) -> None:
     from dataclasses import replace
 
-    from finetune.registry import get_task, resolve_name
-
     missing = [n for n, v in (("TASK", task), ("--model", model_dir), ("--data-dir", data_dir),
                               ("--output", output)) if v is None]
     if missing:
         raise click.UsageError(f"missing {', '.join(missing)}")
-    try:
-        name = resolve_name(task)
-    except KeyError as e:
-        raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+    assert task is not None and model_dir is not None and data_dir is not None and output is not None
+    if random_init and vs_random_init:
+        raise click.UsageError("--random-init and --vs-random-init exclude each other")
+    names = _task_names(task)
+    arms = [False, True] if vs_random_init else [random_init]
+    suite = len(names) > 1 or vs_random_init
+    if suite and label is None:
+        label = model_dir.resolve().name  # the same row name for every task of the pretrained arm
 
     from finetune.data import load_task_data
+    from finetune.registry import get_task
     from finetune.tasks.base import DataError
-    from finetune.trainer import run_finetune
+    from finetune.trainer import run_finetune, summary_line
 
-    try:
-        task_obj = get_task(name, data_dir=data_dir)
-        hp = task_obj.defaults
-        overrides = {"epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
-                     "max_length": max_length}
-        hp = replace(hp, **{k: v for k, v in overrides.items() if v is not None})
-        data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,  # type: ignore[arg-type]
-                              max_train=max_train_examples, max_eval=max_eval_examples)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
-    if not quiet:
-        click.echo(f"{name}: {data.source['n_train']} train / {data.source['n_eval']} eval examples — "
-                   f"{data.source['note']}", err=True)
-    summary = run_finetune(task_obj, model_dir, data, output, seeds, hp, max_steps=max_steps,
-                           eval_every=eval_every, random_init=random_init, save_model=save_model, label=label,
-                           progress=not quiet)
-    from finetune.trainer import summary_line
+    # Every task's data is read before the first run trains, so a broken file fails in seconds, not after hours.
+    jobs = []
+    for name in names:
+        try:
+            task_obj = get_task(name, data_dir=data_dir)
+            overrides = {"epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
+                         "max_length": max_length}
+            hp = replace(task_obj.defaults, **{k: v for k, v in overrides.items() if v is not None})
+            data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,  # type: ignore[arg-type]
+                                  max_train=max_train_examples, max_eval=max_eval_examples)
+        except DataError as e:
+            raise click.ClickException(str(e)) from None
+        jobs.append((name, task_obj, hp, data))
 
-    click.echo(summary_line(summary))
+    run_dirs = []
+    for name, task_obj, hp, data in jobs:
+        if not quiet:
+            click.echo(f"{name}: {data.source['n_train']} train / {data.source['n_eval']} eval examples — "
+                       f"{data.source['note']}", err=True)
+        for fresh in arms:
+            out = output / (name + ("-random-init" if fresh and vs_random_init else "")) if suite else output
+            arm_label = "random init" if fresh and vs_random_init else label
+            summary = run_finetune(task_obj, model_dir, data, out, seeds, hp, max_steps=max_steps,
+                                   eval_every=eval_every, random_init=fresh, save_model=save_model,
+                                   label=arm_label, progress=not quiet)
+            click.echo(summary_line(summary))
+            run_dirs.append(out)
+    if suite:
+        from finetune.results import write_results
+
+        click.echo(write_results(output / "results", run_dirs))
+
+
+def _task_names(spec: str) -> list[str]:
+    """'all', one task or a comma-separated list -> registered names, in registry order for 'all'."""
+    from finetune.registry import TASKS, resolve_name
+
+    if spec.strip().lower() == "all":
+        return list(TASKS)
+    names = []
+    for part in spec.split(","):
+        try:
+            name = resolve_name(part.strip())
+        except KeyError as e:
+            raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+        if name in names:
+            raise click.BadParameter(f"task {name!r} is named twice", param_hint="TASK")
+        names.append(name)
+    return names
 
 
 @click.command(help="Score a predictions file (JSON lines keyed by guid) against an official gold file.\n\n"

@@ -57,8 +57,11 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
     evaluation used a dev split."""
     rows: dict[str, dict[str, Any]] = {}
+    baselines: list[str] = []  # rows of randomly initialised models
     for run in runs:
         row = rows.setdefault(run["label"], {})
+        if run.get("random_init") and run["label"] not in baselines:
+            baselines.append(run["label"])
         for task, metric, col in COLUMNS:
             if run["task"] != task:
                 continue
@@ -71,9 +74,32 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "columns": [c for _, _, c in COLUMNS],
         "ours": rows,
+        "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
         "published": {m: dict(zip([c for _, _, c in COLUMNS], v, strict=True)) for m, v in PUBLISHED.items()},
         "published_source": PUBLISHED_SOURCE,
     }
+
+
+def compare(model: dict[str, Any], baseline: dict[str, Any], model_label: str, baseline_label: str
+            ) -> dict[str, Any]:
+    """Per column: mean difference (model - baseline) and Welch's t-test p-value over the seeds.
+
+    Why a test: with a tiny model the seed-to-seed spread is often as large as the gain, and a table of means
+    alone invites reading noise as an effect. p is None when either side has fewer than two seeds.
+    """
+    from scipy.stats import ttest_ind_from_stats
+
+    cells: dict[str, Any] = {}
+    for col, a in model.items():
+        b = baseline.get(col)
+        if b is None or a["mean"] is None or b["mean"] is None:
+            continue
+        p = None
+        if a["seeds"] > 1 and b["seeds"] > 1 and (a["std"] or b["std"]):
+            p = float(ttest_ind_from_stats(a["mean"], a["std"], a["seeds"], b["mean"], b["std"], b["seeds"],
+                                           equal_var=False).pvalue)
+        cells[col] = {"diff": a["mean"] - b["mean"], "p": p}
+    return {"model": model_label, "baseline": baseline_label, "cells": cells}
 
 
 def to_markdown(table: dict[str, Any]) -> str:
@@ -96,9 +122,20 @@ def to_markdown(table: dict[str, Any]) -> str:
                 any_capped = True
             cells.append(text)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    for d in table.get("vs_random_init", []):
+        cells = []
+        for c in cols:
+            cell = d["cells"].get(c)
+            if cell is None:
+                cells.append("–")
+            else:
+                cells.append(f"{cell['diff']:+.2f}" + ("" if cell["p"] is None else f" (p={cell['p']:.2g})"))
+        lines.append(f"| Δ {d['model']} − {d['baseline']} | " + " | ".join(cells) + " |")
     for model, row in table["published"].items():
         lines.append(f"| {model} (published) | " + " | ".join(f"{row[c]:.2f}" for c in cols) + " |")
     notes = [f"Published rows: {table['published_source']}."]
+    if table.get("vs_random_init"):
+        notes.append("Δ rows: difference of the means; p from Welch's t-test over the seeds (two-sided).")
     if any_split:
         notes.append("† evaluated on a 20% guid-hash split of the dev file (trained on the other 80%): "
                      "not comparable with the published dev scores.")
@@ -112,11 +149,16 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) < 2:
         raise SystemExit(__doc__)
-    out, dirs = Path(argv[0]), [Path(a) for a in argv[1:]]
-    table = build_table(load_runs(dirs))
+    print(write_results(Path(argv[0]), [Path(a) for a in argv[1:]]))
+
+
+def write_results(out: Path, run_dirs: list[Path]) -> str:
+    """`out`.json and `out`.md from the runs' metrics.json files; returns the markdown."""
+    table = build_table(load_runs(run_dirs))
+    md = to_markdown(table)
     write_json(out.with_suffix(".json"), table)
-    write_atomic(out.with_suffix(".md"), to_markdown(table))
-    print(to_markdown(table))
+    write_atomic(out.with_suffix(".md"), md)
+    return md
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "tokenizer-report": "tokenizer.cli:tokenizer_report",
     "finetune": "finetune.cli:finetune",
     "score": "finetune.cli:score",
+    "export-checkpoint": "pretrain.export:export_checkpoint_cmd",
 }
 
 

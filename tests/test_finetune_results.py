@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from finetune.results import PUBLISHED, build_table, main, to_markdown
 
 
@@ -54,3 +56,37 @@ def test_main_writes_markdown_and_json(tmp_path, capsys):
     assert table["ours"]["tiny"]["NLI Acc"]["mean"] == 41.25 and table["ours"]["tiny"]["NLI Acc"]["capped"]
     md = (tmp_path / "table.md").read_text()
     assert "41.25 ± 0.50 ‡" in md and capsys.readouterr().out == md + "\n"
+
+
+def test_random_init_rows_get_a_difference_row_with_welch_p():
+    runs = [
+        {**_run("ynat", "tiny", {"macro_f1": 60.0}, {"macro_f1": 1.0}, [1, 2, 3]), "random_init": False},
+        {**_run("ynat", "random init", {"macro_f1": 40.0}, {"macro_f1": 1.0}, [1, 2, 3]), "random_init": True},
+        {**_run("nli", "tiny", {"accuracy": 36.0}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": False},
+        {**_run("nli", "random init", {"accuracy": 36.5}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": True},
+        {**_run("sts", "tiny", {"pearsonr": 20.0, "f1": 10.0}, {"pearsonr": 0.0, "f1": 0.0}, [1]),
+         "random_init": False},
+        {**_run("sts", "random init", {"pearsonr": 25.0, "f1": 10.0}, {"pearsonr": 2.0, "f1": 0.0}, [1, 2]),
+         "random_init": True},
+    ]
+    table = build_table(runs)
+    (d,) = table["vs_random_init"]
+    assert (d["model"], d["baseline"]) == ("tiny", "random init")
+    ynat, nli, sts = d["cells"]["YNAT F1"], d["cells"]["NLI Acc"], d["cells"]["STS r"]
+    assert ynat["diff"] == 20.0 and nli["diff"] == -0.5 and sts["diff"] == -5.0
+    # equal stds and n: t = diff / sqrt(2 s^2 / n), Welch df = 2(n-1) = 4
+    from scipy.stats import t
+
+    assert ynat["p"] == pytest.approx(2 * t.sf(20.0 / (2 / 3) ** 0.5, 4))
+    assert nli["p"] > 0.5 and sts["p"] is None  # one seed on one side: no test
+    md = to_markdown(table)
+    delta = next(line for line in md.splitlines() if line.startswith("| Δ tiny − random init |"))
+    cells = [c.strip() for c in delta.strip("|").split("|")]
+    assert cells[1].startswith("+20.00 (p=") and cells[2] == "-5.00" and cells[4].startswith("-0.50 (p=")
+    assert "Welch" in md
+
+
+def test_no_difference_row_without_a_random_init_run():
+    table = build_table([_run("nli", "a", {"accuracy": 41.0}, {"accuracy": 0.0}, [1]),
+                         _run("nli", "b", {"accuracy": 40.0}, {"accuracy": 0.0}, [1])])
+    assert table["vs_random_init"] == [] and "Δ" not in to_markdown(table)

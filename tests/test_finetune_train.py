@@ -105,6 +105,47 @@ def test_pair_and_relation_tasks_write_scoreable_predictions(tiny, tmp_path, tas
         assert summary["data"]["split"] == "dev-split" and all(isinstance(p["score"], float) for p in preds)
 
 
+def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny, tmp_path):
+    out = tmp_path / "suite"
+    _run(["ynat,nli", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--vs-random-init",
+          "--max-steps", "3", "--batch-size", "8", "--seeds", "1,2", "--no-save-model"])
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [
+        "nli", "nli-random-init", "ynat", "ynat-random-init"]
+    runs = {d: json.loads((out / d / "metrics.json").read_text()) for d in ("ynat", "ynat-random-init", "nli")}
+    assert not runs["ynat"]["random_init"] and runs["ynat-random-init"]["random_init"]
+    assert runs["ynat"]["label"] == runs["nli"]["label"] == tiny.name
+    assert runs["ynat-random-init"]["label"] == "random init"
+    # both arms see the same examples and hyperparameters; only the weights differ
+    assert runs["ynat"]["data"] == runs["ynat-random-init"]["data"]
+    assert runs["ynat"]["hyperparams"] == runs["ynat-random-init"]["hyperparams"]
+    table = json.loads((out / "results.json").read_text())
+    assert list(table["ours"]) == [tiny.name, "random init"]
+    (d,) = table["vs_random_init"]
+    assert d["cells"]["YNAT F1"]["diff"] == pytest.approx(
+        runs["ynat"]["mean"]["macro_f1"] - runs["ynat-random-init"]["mean"]["macro_f1"])
+    assert set(d["cells"]) == {"YNAT F1", "NLI Acc"}
+    assert f"| Δ {tiny.name} − random init |" in (out / "results.md").read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["ynat,ynat"], "named twice"),
+    (["ynat,foo"], "unknown task 'foo'"),
+    (["ynat", "--random-init", "--vs-random-init"], "exclude each other"),
+])
+def test_suite_arguments_are_checked_before_any_work(tiny, tmp_path, args, message):
+    res = CliRunner().invoke(finetune, [*args, "--model", str(tiny), "--data-dir", str(FX),
+                                        "--output", str(tmp_path / "o")])
+    assert res.exit_code != 0 and message in res.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_all_names_every_registered_task():
+    from finetune.cli import _task_names
+    from finetune.registry import TASKS
+
+    assert _task_names("all") == list(TASKS) == ["ynat", "sts", "nli", "re"]
+
+
 def test_random_init_keeps_the_shape_and_discards_the_weights(tiny):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
