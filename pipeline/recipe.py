@@ -20,7 +20,7 @@ import itertools
 import os
 import re
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -197,6 +197,7 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
                           f"got {type(raw).__name__}")
     for ov in overrides:
         apply_override(raw, ov, where)
+    anchor_env_paths(raw)
     raw = expand_env(raw, where)
     resolve_relative_paths(raw, path.resolve().parent)
     recipe = build_recipe(raw, where, registry, until)
@@ -216,15 +217,11 @@ STAGE_INPUT_PATHS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def resolve_relative_paths(raw: dict[str, Any], base_dir: Path) -> None:
-    """Make source paths and the STAGE_INPUT_PATHS of `raw` (already env-expanded) absolute, in place."""
-    def absolute(p: str) -> str:
-        p = os.path.expanduser(p)
-        return p if os.path.isabs(p) else str(base_dir / p)
-
+def _path_fields(raw: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | list[Any], Any]]:
+    """(container, key) of every string that names an input path: source paths and STAGE_INPUT_PATHS."""
     for src in raw.get("sources") or []:
         if isinstance(src, dict) and isinstance(src.get("path"), str):
-            src["path"] = absolute(src["path"])
+            yield src, "path"
     stages = raw.get("stages") if isinstance(raw.get("stages"), dict) else {}
     for stage, key, item_key in STAGE_INPUT_PATHS:
         params = stages.get(stage)
@@ -233,9 +230,36 @@ def resolve_relative_paths(raw: dict[str, Any], base_dir: Path) -> None:
             continue
         for i, item in enumerate(items):
             if item_key is None and isinstance(item, str):
-                items[i] = absolute(item)
+                yield items, i
             elif item_key is not None and isinstance(item, dict) and isinstance(item.get(item_key), str):
-                item[item_key] = absolute(item[item_key])
+                yield item, item_key
+
+
+_LEADING_ENV_RE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def anchor_env_paths(raw: dict[str, Any]) -> None:
+    """A path that starts with `${VAR}` takes VAR's relative value from the shell's working directory, in place.
+
+    Why: `KLUE_DATA_DIR=../shared/data klue run recipes/x.yaml` means ../shared/data as the user's shell sees
+    it; only paths written literally in the recipe are relative to the recipe's folder.
+    """
+    for container, key in _path_fields(raw):
+        m = _LEADING_ENV_RE.match(container[key])
+        val = os.environ.get(m.group(1)) if m else None
+        if m and val and not os.path.isabs(os.path.expanduser(val)):
+            container[key] = os.path.abspath(val) + container[key][m.end():]
+
+
+def resolve_relative_paths(raw: dict[str, Any], base_dir: Path) -> None:
+    """Make the input paths of `raw` (already env-expanded) absolute and normalised, in place.
+
+    Normalised (`a/b/../c` -> `a/c`), because paths enter stage cache keys: two spellings of one folder must
+    not rebuild every stage.
+    """
+    for container, key in _path_fields(raw):
+        p = os.path.expanduser(container[key])
+        container[key] = os.path.normpath(p if os.path.isabs(p) else str(base_dir / p))
 
 
 def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until: str | None = None) -> Recipe:

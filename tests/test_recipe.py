@@ -175,3 +175,27 @@ def test_stage_input_files_resolve_against_the_recipe_folder(tmp_path, monkeypat
     assert [b.path for b in r.params("decontaminate").benchmarks] == [str(folder / "data" / "dev.json"),
                                                                        "/abs/other.json"]
     assert r.params("vocab").report_texts == [str(folder / "data" / "dev.json"), str(Path("~/x.tsv").expanduser())]
+
+
+def test_a_relative_env_path_is_relative_to_the_shell_not_the_recipe(tmp_path, monkeypatch):
+    """`KLUE_DATA_DIR=../shared/data klue run recipes/x.yaml`, as the README says: the variable is read the way
+    the user's shell sees it; a path written literally in the recipe stays relative to the recipe's folder."""
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    (tmp_path / "shared" / "data" / "a.txt").write_text("text\n", encoding="utf-8")
+    (tmp_path / "proj" / "recipes" / "lit").mkdir(parents=True)
+    (tmp_path / "proj" / "recipes" / "lit" / "b.txt").write_text("text\n", encoding="utf-8")
+    path = tmp_path / "proj" / "recipes" / "r.yaml"
+    path.write_text("name: env\nsources:\n  - {name: a, path: '${KLUE_TOY_DATA}/a.txt', format: text}\n"
+                    "  - {name: b, path: 'lit/./b.txt', format: text}\n"
+                    "stages:\n  decontaminate: {benchmarks: [{path: '${KLUE_TOY_DATA}/../data/dev.json'}]}\n",
+                    encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "proj")
+    monkeypatch.setenv("KLUE_TOY_DATA", "../shared/data")
+    r = load_recipe("recipes/r.yaml")
+    assert r.sources[0].path == str(tmp_path / "shared" / "data" / "a.txt")
+    assert r.sources[1].path == str(tmp_path / "proj" / "recipes" / "lit" / "b.txt")  # normalised
+    assert r.params("decontaminate").benchmarks[0].path == str(tmp_path / "shared" / "data" / "dev.json")
+    # another spelling of the same folder gives the same paths, hence the same stage cache keys
+    monkeypatch.setenv("KLUE_TOY_DATA", str(tmp_path / "proj" / ".." / "shared" / "data"))
+    again = load_recipe("recipes/r.yaml")
+    assert [s.path for s in again.sources] == [s.path for s in r.sources]
