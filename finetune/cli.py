@@ -62,6 +62,9 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--lr", "learning_rate", type=float, help="Override the default learning rate.")
 @click.option("--batch-size", type=int, help="Override the default train batch size.")
 @click.option("--max-length", type=int, help="Override the default max sequence length.")
+@click.option("--hp", "task_hp", multiple=True, metavar="TASK.FIELD=VALUE",
+              help="A hyperparameter for one task of the run, after the overrides above, e.g. "
+                   "--hp sts.epochs=10 --hp ynat.max_length=64. Repeatable.")
 @click.option("--eval-every", type=int, help="Also evaluate every N steps (default: after each epoch).")
 @click.option("--save-model/--no-save-model", default=True, show_default=True,
               help="Save the selected checkpoint under seed-N/model.")
@@ -71,7 +74,8 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
              seeds: list[int], split: str, eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
-             eval_every: int | None, save_model: bool, label: str | None, quiet: bool) -> None:
+             task_hp: tuple[str, ...], eval_every: int | None, save_model: bool, label: str | None,
+             quiet: bool) -> None:
     from dataclasses import replace
 
     missing = [n for n, v in (("TASK", task), ("--model", model_dir), ("--data-dir", data_dir),
@@ -82,6 +86,7 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     if random_init and vs_random_init:
         raise click.UsageError("--random-init and --vs-random-init exclude each other")
     names = _task_names(task)
+    per_task = _per_task_hp(task_hp, names)
     arms = [False, True] if vs_random_init else [random_init]
     suite = len(names) > 1 or vs_random_init
     if suite and label is None:
@@ -100,6 +105,7 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
             overrides = {"epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
                          "max_length": max_length}
             hp = replace(task_obj.defaults, **{k: v for k, v in overrides.items() if v is not None})
+            hp = replace(hp, **per_task.get(name, {}))
             data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,  # type: ignore[arg-type]
                                   max_train=max_train_examples, max_eval=max_eval_examples)
         except DataError as e:
@@ -123,6 +129,40 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
         from finetune.results import write_results
 
         click.echo(write_results(output / "results", run_dirs))
+
+
+def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str, object]]:
+    """`--hp TASK.FIELD=VALUE` -> {task: {field: value}}, typed like the Hyperparams field."""
+    from dataclasses import fields
+
+    from finetune.registry import resolve_name
+    from finetune.tasks.base import Hyperparams
+
+    types = {f.name: f.type for f in fields(Hyperparams)}
+    out: dict[str, dict[str, object]] = {}
+    for spec in specs:
+        key, eq, value = spec.partition("=")
+        task, dot, field = key.partition(".")
+        if not eq or not dot:
+            raise click.BadParameter(f"{spec!r}: expected TASK.FIELD=VALUE, e.g. sts.epochs=10", param_hint="--hp")
+        try:
+            name = resolve_name(task.strip())
+        except KeyError as e:
+            raise click.BadParameter(str(e.args[0]), param_hint="--hp") from None
+        if name not in names:
+            raise click.BadParameter(f"{spec!r}: task {name!r} is not part of this run ({', '.join(names)})",
+                                     param_hint="--hp")
+        field = field.strip()
+        if field not in types:
+            raise click.BadParameter(f"{spec!r}: unknown hyperparameter {field!r}; one of {', '.join(types)}",
+                                     param_hint="--hp")
+        cast = int if types[field] in (int, "int") else float
+        try:
+            out.setdefault(name, {})[field] = cast(value.strip())
+        except ValueError:
+            what = "an integer" if cast is int else "a number"
+            raise click.BadParameter(f"{spec!r}: {field} needs {what}", param_hint="--hp") from None
+    return out
 
 
 def _task_names(spec: str) -> list[str]:

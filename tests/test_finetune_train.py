@@ -108,7 +108,8 @@ def test_pair_and_relation_tasks_write_scoreable_predictions(tiny, tmp_path, tas
 def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny, tmp_path):
     out = tmp_path / "suite"
     _run(["ynat,nli", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--vs-random-init",
-          "--max-steps", "3", "--batch-size", "8", "--seeds", "1,2", "--no-save-model"])
+          "--max-steps", "3", "--batch-size", "8", "--seeds", "1,2", "--no-save-model",
+          "--hp", "ynat.max_length=24", "--hp", "nli.learning_rate=2e-4"])
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [
         "nli", "nli-random-init", "ynat", "ynat-random-init"]
     runs = {d: json.loads((out / d / "metrics.json").read_text()) for d in ("ynat", "ynat-random-init", "nli")}
@@ -118,6 +119,11 @@ def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny,
     # both arms see the same examples and hyperparameters; only the weights differ
     assert runs["ynat"]["data"] == runs["ynat-random-init"]["data"]
     assert runs["ynat"]["hyperparams"] == runs["ynat-random-init"]["hyperparams"]
+    # --hp reaches only its own task; --batch-size reaches every task
+    assert runs["ynat"]["hyperparams"]["max_length"] == 24 and runs["nli"]["hyperparams"]["max_length"] == 128
+    assert runs["nli"]["hyperparams"]["learning_rate"] == 2e-4
+    assert runs["ynat"]["hyperparams"]["learning_rate"] == get_task("ynat").defaults.learning_rate
+    assert runs["ynat"]["hyperparams"]["batch_size"] == runs["nli"]["hyperparams"]["batch_size"] == 8
     table = json.loads((out / "results.json").read_text())
     assert list(table["ours"]) == [tiny.name, "random init"]
     (d,) = table["vs_random_init"]
@@ -131,6 +137,10 @@ def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny,
     (["ynat,ynat"], "named twice"),
     (["ynat,foo"], "unknown task 'foo'"),
     (["ynat", "--random-init", "--vs-random-init"], "exclude each other"),
+    (["ynat", "--hp", "sts.epochs=3"], "task 'sts' is not part of this run"),
+    (["ynat", "--hp", "ynat.epochz=3"], "unknown hyperparameter 'epochz'"),
+    (["ynat", "--hp", "ynat.epochs=three"], "epochs needs an integer"),
+    (["ynat", "--hp", "epochs=3"], "expected TASK.FIELD=VALUE"),
 ])
 def test_suite_arguments_are_checked_before_any_work(tiny, tmp_path, args, message):
     res = CliRunner().invoke(finetune, [*args, "--model", str(tiny), "--data-dir", str(FX),
