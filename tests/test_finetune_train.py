@@ -131,6 +131,12 @@ def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny,
         runs["ynat"]["mean"]["macro_f1"] - runs["ynat-random-init"]["mean"]["macro_f1"])
     assert set(d["cells"]) == {"YNAT F1", "NLI Acc"}
     assert f"| Δ {tiny.name} − random init |" in (out / "results.md").read_text()
+    # a run inside the suite is the same run as on its own (nothing leaks from the runs before it)
+    _run(["nli", "--model", str(tiny), "--data-dir", str(FX), "--output", str(tmp_path / "alone"),
+          "--max-steps", "3", "--batch-size", "8", "--seeds", "1,2", "--no-save-model", "--lr", "2e-4"])
+    for seed in ("1", "2"):
+        alone = (tmp_path / "alone" / f"seed-{seed}" / "predictions.jsonl").read_bytes()
+        assert alone == (out / "nli" / f"seed-{seed}" / "predictions.jsonl").read_bytes()
 
 
 @pytest.mark.parametrize(("args", "message"), [
