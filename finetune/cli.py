@@ -69,7 +69,7 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--save-model/--no-save-model", default=True, show_default=True,
               help="Save the selected checkpoint under seed-N/model.")
 @click.option("--label", help="Name of this model in reports (default: the model folder's name).")
-@click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--quiet", is_flag=True, help="No progress bars, and no transformers load reports (new head weights).")
 def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
              seeds: list[int], split: str, eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
@@ -96,6 +96,20 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     from finetune.registry import get_task
     from finetune.tasks.base import DataError
     from finetune.trainer import run_finetune, summary_line
+
+    if quiet:  # transformers' own load reports and bars too; restored when the command ends (in-process callers)
+        from transformers.utils import logging as hf_logging
+
+        verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+
+        def restore() -> None:
+            hf_logging.set_verbosity(verbosity)
+            if bars:
+                hf_logging.enable_progress_bar()
+
+        click.get_current_context().call_on_close(restore)
 
     # Every task's data is read before the first run trains, so a broken file fails in seconds, not after hours.
     jobs = []

@@ -155,6 +155,17 @@ def test_suite_arguments_are_checked_before_any_work(tiny, tmp_path, args, messa
     assert not (tmp_path / "o").exists()
 
 
+def test_quiet_silences_transformers_only_while_the_command_runs(tiny, tmp_path):
+    from transformers.utils import logging as hf_logging
+
+    before = hf_logging.get_verbosity()
+    res = CliRunner().invoke(finetune, ["nli", "--model", str(tiny), "--data-dir", str(FX), "--output",
+                                        str(tmp_path / "q"), "--max-steps", "1", "--no-save-model", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "Loading weights" not in res.output  # transformers' bar; shown without --quiet
+    assert hf_logging.get_verbosity() == before and hf_logging.is_progress_bar_enabled()
+
+
 def test_all_names_every_registered_task():
     from finetune.cli import _task_names
     from finetune.registry import TASKS
