@@ -44,7 +44,7 @@ def main() -> None:
       klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
       klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat
       klue finetune all --model DIR --data-dir $KLUE_DATA_DIR/klue --output out/suite --vs-random-init
-      klue export-checkpoint runs/tiny/arms/default/pretrain --step 4000 --output out/step-4000
+      klue export-checkpoint runs/tiny/arms/default/pretrain --step 5000 --output out/step-5000
       klue score ynat --gold GOLD.json --pred PRED.jsonl            # score any model's predictions
     """
 
