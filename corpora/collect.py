@@ -36,6 +36,7 @@ from corpora.readers import (
 from corpora.readers.streams import control_ratio
 from corpora.shards import Doc, QuarantineWriter, atomic_path, doc_id, meta_json, shard_name, write_docs
 from corpora.sources import SourceSpec
+from pipeline.filehash import file_digests
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
 
 WORK_DIR = "_work"
@@ -169,16 +170,18 @@ class CollectStage(Stage):
     uses_sources = True
 
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
-        """Sizes and mtimes of every matched file: edited or added source files change the key.
+        """Relative path, size and content digest of every matched file: edited, added or removed source files
+        change the key; a copy of the corpus elsewhere, or the same bytes with new mtimes, does not.
 
         Also the recipe-time check: a missing path, an empty match or an unset variable raises here."""
         base = _base_dir(ctx.recipe)
-        out: dict[str, Any] = {}
+        listed = {}
         for spec in _sources(ctx.recipe):
-            root = source_root(spec, base)
-            files = source_files_on_disk(resolve_source(spec, base))
-            out[spec.name] = [[Path(os.path.relpath(f, root)).as_posix(), (st := f.stat()).st_size,
-                               st.st_mtime_ns] for f in files]
+            listed[spec.name] = (source_root(spec, base), source_files_on_disk(resolve_source(spec, base)))
+        digests = file_digests([f for _, files in listed.values() for f in files], desc="collect: hashing sources")
+        out: dict[str, Any] = {}
+        for name, (root, files) in listed.items():
+            out[name] = [[Path(os.path.relpath(f, root)).as_posix(), f.stat().st_size, digests[f]] for f in files]
         return {"files": out}
 
     def run(self, ctx: StageContext) -> StageResult:

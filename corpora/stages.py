@@ -22,6 +22,7 @@ from pydantic import Field, field_validator, model_validator
 
 from corpora.filters.params import FilterParams
 from corpora.shards import Doc, atomic_path, iter_docs, list_shards, meta_json, write_docs
+from pipeline.filehash import file_digest
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, json_line
 
 EXCERPT = 500
@@ -421,12 +422,12 @@ class DecontaminateStage(Stage):
     params_model: ClassVar[type[StageParams]] = DecontaminateParams
 
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
-        out = {}
+        # content, not path or mtime: the same benchmark files elsewhere (another machine, a re-provisioned
+        # copy) give the same key; a missing file is None here and a clear error in run()
+        out: dict[str, Any] = {}
         for b in ctx.params.benchmarks:  # type: ignore[attr-defined]
             p = b.resolved()
-            st = p.stat() if p.is_file() else None
-            out[b.label()] = {"path": str(p), "size": st.st_size if st else None,
-                              "mtime_ns": st.st_mtime_ns if st else None}
+            out[b.label()] = file_digest(p) if p.is_file() else None
         return out
 
     def run(self, ctx: StageContext) -> StageResult:

@@ -235,6 +235,30 @@ def _path_fields(raw: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | list[An
                 yield item, item_key
 
 
+def without_input_paths(stage: str, material: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a stage's key material with the locations of its input files taken out.
+
+    Why: keys must follow what the inputs contain, not where they lie, so that a corpus copied to another
+    folder or machine reuses every stage. Sound because every stage that names input paths fingerprints their
+    contents (collect: relative path, size and digest of each matched file; decontaminate and vocab: the
+    digest of each file), so the fingerprint still changes when different files are named.
+    """
+    out = copy.deepcopy(material)
+    for src in out.get("sources") or []:
+        src.pop("path", None)
+    params = out.get("params") or {}
+    for st, key, item_key in STAGE_INPUT_PATHS:
+        if st != stage or not isinstance(params.get(key), list):
+            continue
+        if item_key is None:
+            params[key] = len(params[key])
+        else:
+            for item in params[key]:
+                if isinstance(item, dict):
+                    item.pop(item_key, None)
+    return out
+
+
 _LEADING_ENV_RE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 

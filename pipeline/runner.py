@@ -38,7 +38,7 @@ from pipeline.manifest import (
     verify_files,
     write_manifest,
 )
-from pipeline.recipe import Arm, Recipe, RecipeError, StageRegistry, default_registry
+from pipeline.recipe import Arm, Recipe, RecipeError, StageRegistry, default_registry, without_input_paths
 from pipeline.stage import Stage, StageContext, StageInput, StageParams, StageResult
 
 RUN_JSON = "run.json"
@@ -184,7 +184,7 @@ class Runner:
             }
             if cls.uses_sources:
                 material["sources"] = [s.model_dump(mode="json") for s in arm.recipe.sources]
-            key = compute_key(material)
+            key = compute_key(without_input_paths(name, material))
         except Exception as e:
             raise self._fail(name, arm, None, f"computing the cache key: {type(e).__name__}: {e}", exc=e) from e
         return _Plan(stage, key, material, inputs, params)

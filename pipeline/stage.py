@@ -216,8 +216,9 @@ class Stage:
     uses_sources: ClassVar[bool] = False  # True: the recipe's `sources` are part of the key (collect)
 
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
-        """Extra material for the cache key, e.g. sizes and mtimes of files outside the workdir that the
-        stage reads (sources, benchmark files). Must be cheap."""
+        """Extra material for the cache key: the contents (`pipeline.filehash` digests) of files outside the
+        workdir that the stage reads (sources, benchmark files); their paths are not part of the key. Must be
+        cheap on a rerun, which the digest memo makes it."""
         return {}
 
     def run(self, ctx: StageContext) -> StageResult:  # pragma: no cover - abstract

@@ -21,3 +21,11 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_digest_memo(tmp_path_factory):
+    """Tests (and the `klue` subprocesses they start) keep their file-digest memo out of the user's cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KLUE_CACHE_DIR", str(tmp_path_factory.mktemp("klue-cache")))
+        yield

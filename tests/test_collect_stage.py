@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -110,18 +111,27 @@ def test_max_docs_reads_the_first_documents_in_file_order(tmp_path, mixed_source
     assert res.funnel.docs_in == res.funnel.docs_kept == 12
 
 
-def test_fingerprint_follows_file_sizes_mtimes_and_new_files(tmp_path, mixed_sources):
+def test_fingerprint_follows_content_and_new_files_not_mtimes_or_location(tmp_path, mixed_sources):
     stage = CollectStage()
     ctx = make_ctx(tmp_path / "out", mixed_sources)
     fp = stage.fingerprint(ctx)
     assert stage.fingerprint(ctx) == fp
     assert [row[0] for row in fp["files"]["lines"]] == ["f0.txt", "f1.txt", "f2.txt", "f3.txt"]
-    f0 = Path(mixed_sources[0]["path"]) / "f0.txt"
+    src = Path(mixed_sources[0]["path"])
+    f0 = src / "f0.txt"
     st = f0.stat()
-    os.utime(f0, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    os.utime(f0, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # touched, same bytes: same key
+    assert stage.fingerprint(ctx) == fp
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(src, moved)  # the corpus copied to another folder: new paths and mtimes, same key
+    assert stage.fingerprint(make_ctx(tmp_path / "out", [{**mixed_sources[0], "path": str(moved)},
+                                                          *mixed_sources[1:]])) == fp
+    text = f0.read_text(encoding="utf-8")
+    f0.write_text(text.replace("줄0", "줄9", 1), encoding="utf-8")  # same size, other bytes
+    os.utime(f0, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the old mtime put back
     fp2 = stage.fingerprint(ctx)
-    assert fp2 != fp
-    (Path(mixed_sources[0]["path"]) / "f9.txt").write_text("새 파일", encoding="utf-8")
+    assert fp2 != fp and fp2["files"]["lines"][0][1] == fp["files"]["lines"][0][1]
+    (src / "f9.txt").write_text("새 파일", encoding="utf-8")
     fp3 = stage.fingerprint(ctx)
     assert fp3 != fp2 and len(fp3["files"]["lines"]) == 5
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -290,6 +291,25 @@ def test_second_identical_run_skips_every_stage_and_changes_nothing(run):
     assert {p: (run.wd / p).stat().st_mtime_ns for p in run.files1} == run.mtimes1
     assert [s["key"] for a in run.run2["arms"] for s in a["stages"]] == \
         [s["key"] for a in run.run1["arms"] for s in a["stages"]]
+
+
+def test_the_same_sources_copied_elsewhere_reuse_every_stage(run, tmp_path, monkeypatch):
+    """Keys follow file contents: a copied fixture (new folder, new mtimes) and a copied workdir skip all."""
+    fix = tmp_path / "fixture-copy"
+    shutil.copytree(FIX, fix)  # copytree keeps mtimes by default: set new ones, as a download would
+    for f in fix.rglob("*"):
+        os.utime(f, ns=(time.time_ns(), time.time_ns()))
+    wd = tmp_path / "wd"
+    shutil.copytree(run.wd, wd, symlinks=True)
+    monkeypatch.setenv("KLUE_E2E_DIR", str(fix))
+    klue("run", fix / "recipe.yaml", "--workdir", wd, "--until", "pii", "--workers", "2")
+    again = json.loads((wd / "run.json").read_text(encoding="utf-8"))
+    assert statuses(again) == {a: dict.fromkeys(CURATION, "skipped") for a in ARMS}
+    line = fix / "sources" / "news_lines.txt"
+    line.write_text(line.read_text(encoding="utf-8") + "새로 더한 문서 한 줄입니다.\n", encoding="utf-8")
+    klue("run", fix / "recipe.yaml", "--workdir", wd, "--until", "collect")
+    edited = json.loads((wd / "run.json").read_text(encoding="utf-8"))
+    assert statuses(edited)["pii=on"] == {"collect": "ran"}
 
 
 # ------------------------------------------------------------------------------------ 3. worker count

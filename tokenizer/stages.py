@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, atomic_path, count_docs, list_shards, write_docs
+from pipeline.filehash import file_digest
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies, tally
 
 
@@ -233,9 +234,9 @@ class VocabStage(Stage):
 
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
         out = _versions("tokenizers", "transformers")
-        for f in ctx.params.report_texts:  # type: ignore[attr-defined]
-            p = Path(os.path.expandvars(f))
-            out[f] = [p.stat().st_size, p.stat().st_mtime_ns] if p.exists() else None
+        # by position, not path: the key follows the files' contents wherever they lie
+        out["report_texts"] = [file_digest(p) if (p := Path(os.path.expandvars(f))).is_file() else None
+                               for f in ctx.params.report_texts]  # type: ignore[attr-defined]
         return out
 
     def run(self, ctx: StageContext) -> StageResult:
