@@ -11,7 +11,6 @@ offers it on its own.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable
@@ -19,7 +18,8 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-CHUNK = 1 << 20
+from pipeline.manifest import sha256_file
+
 SHOW_PROGRESS_BYTES = 256 << 20  # a bar only when hashing takes noticeable time
 
 
@@ -68,12 +68,8 @@ def file_digests(paths: Iterable[Path], desc: str = "hashing inputs") -> dict[Pa
     total = sum(k[2] for _, k in todo)
     with tqdm(total=total, unit="B", unit_scale=True, desc=desc, disable=total < SHOW_PROGRESS_BYTES) as bar:
         for p, key in todo:
-            h = hashlib.sha256()
-            with open(p, "rb") as f:
-                while block := f.read(CHUNK):
-                    h.update(block)
-                    bar.update(len(block))
-            out[p] = h.hexdigest()
+            out[p] = sha256_file(p)
+            bar.update(key[2])
             if con is not None and _stat_key(p) == key:  # not memoised if the file changed while being read
                 try:
                     with con:

@@ -25,7 +25,7 @@ def test_digest_is_the_sha256_of_the_bytes_and_is_memoised(tmp_path, cache, monk
     def no_reading(*a, **k):
         raise AssertionError("the file was read again although the OS reports it unchanged")
 
-    monkeypatch.setattr(filehash, "open", no_reading, raising=False)
+    monkeypatch.setattr(filehash, "sha256_file", no_reading)
     assert filehash.file_digest(f) == hashlib.sha256(f.read_bytes()).hexdigest()
 
 
