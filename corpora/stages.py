@@ -22,7 +22,7 @@ from pydantic import Field, field_validator, model_validator
 
 from corpora.filters.params import FilterParams
 from corpora.shards import Doc, atomic_path, iter_docs, list_shards, meta_json, write_docs
-from pipeline.filehash import file_digest
+from pipeline.filehash import file_digests
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, json_line
 
 EXCERPT = 500
@@ -424,11 +424,9 @@ class DecontaminateStage(Stage):
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
         # content, not path or mtime: the same benchmark files elsewhere (another machine, a re-provisioned
         # copy) give the same key; a missing file is None here and a clear error in run()
-        out: dict[str, Any] = {}
-        for b in ctx.params.benchmarks:  # type: ignore[attr-defined]
-            p = b.resolved()
-            out[b.label()] = file_digest(p) if p.is_file() else None
-        return out
+        paths = {b.label(): b.resolved() for b in ctx.params.benchmarks}  # type: ignore[attr-defined]
+        digests = file_digests(p for p in paths.values() if p.is_file())
+        return {label: digests.get(p) for label, p in paths.items()}
 
     def run(self, ctx: StageContext) -> StageResult:
         from corpora.benchmarks import iter_texts

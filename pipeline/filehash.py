@@ -79,7 +79,3 @@ def file_digests(paths: Iterable[Path], desc: str = "hashing inputs") -> dict[Pa
     if con is not None:
         con.close()
     return out
-
-
-def file_digest(path: Path) -> str:
-    return file_digests([path])[path]

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, atomic_path, count_docs, list_shards, write_docs
-from pipeline.filehash import file_digest
+from pipeline.filehash import file_digests
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies, tally
 
 
@@ -235,8 +235,9 @@ class VocabStage(Stage):
     def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
         out = _versions("tokenizers", "transformers")
         # by position, not path: the key follows the files' contents wherever they lie
-        out["report_texts"] = [file_digest(p) if (p := Path(os.path.expandvars(f))).is_file() else None
-                               for f in ctx.params.report_texts]  # type: ignore[attr-defined]
+        paths = [Path(os.path.expandvars(f)) for f in ctx.params.report_texts]  # type: ignore[attr-defined]
+        digests = file_digests(p for p in paths if p.is_file())
+        out["report_texts"] = [digests.get(p) for p in paths]
         return out
 
     def run(self, ctx: StageContext) -> StageResult:
