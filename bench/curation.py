@@ -393,6 +393,12 @@ def main() -> None:
     load1 = os.getloadavg()
     print(f"\nload average at end {load1[0]:.2f} (1 min), {load1[1]:.2f} (5 min); bench took "
           f"{time.perf_counter() - t0:.0f}s")
+    # "after-filter" documents a datatrove limitation (its Kiwi tokenizer cannot be pickled); any other
+    # failed row means a ratio is missing, so the bench is no measurement: say so in the exit status.
+    failed = [f"x{s} {k}" for s, rows in results.items() for k, r in rows.items() if "error" in r]
+    failed += [f"kor {k}" for k, r in kor.items() if k != "after-filter" and "error" in r]
+    if failed:
+        raise SystemExit(f"{len(failed)} measurement(s) failed: {', '.join(failed)} (see the table's notes)")
 
 
 def _rate(r: dict, mb: float) -> float | None:
