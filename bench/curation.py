@@ -135,9 +135,9 @@ def child(kind: str, data: Path) -> dict:
     if kind.startswith("ours-filter:") or kind == "ours-chain":
         from corpora.filters import FILTERS, FilterChain
         from corpora.filters.base import DocView, Transform
-        from corpora.filters.params import FilterParams
         from corpora.lang import get_language
         from corpora.normalize import Normalizer
+        from corpora.stages.filter import FilterParams
 
         raw = load_texts(data)
         if kind == "ours-chain":  # normalize + all filters, first failure ends a document (as datatrove)
@@ -168,7 +168,9 @@ def child(kind: str, data: Path) -> dict:
     if kind in ("ours-filter-stage", "ours-dedup", "ours-decontaminate"):
         import types
 
-        from corpora.stages import DecontaminateStage, DedupStage, FilterStage
+        from corpora.stages.decontaminate import DecontaminateStage
+        from corpora.stages.dedup import DedupStage
+        from corpora.stages.filter import FilterStage
         from pipeline.stage import StageContext, StageInput
 
         stage, inp = {"ours-filter-stage": (FilterStage(), "collect"), "ours-dedup": (DedupStage(), "filter"),

@@ -25,9 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpora.pii.engine import PiiDetector  # noqa: E402
-from corpora.pii.stage import PiiDetectParams, PiiDetectStage, read_spans  # noqa: E402
+from corpora.pii.spans import read_spans  # noqa: E402
 from corpora.pii.synth import generate  # noqa: E402
 from corpora.shards import Doc, doc_id, list_shards, meta_json, write_docs  # noqa: E402
+from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage  # noqa: E402
 from pipeline.stage import StageContext, StageInput  # noqa: E402
 
 
@@ -90,7 +91,7 @@ def main() -> None:
     det = PiiDetector()
     det.detect_presidio(texts[:50])  # load MeCab and compile patterns before timing
     [det.detect(t) for t in texts[:50]]
-    import corpora.pii.stage as stage_mod
+    import corpora.stages.pii_detect as stage_mod
 
     stage_mod._detector(PiiDetectParams().threshold, PiiDetectParams().doc_timeout_s)  # the stage's own, built
     with tempfile.TemporaryDirectory() as tmp:

@@ -52,7 +52,7 @@ def train_tokenizer(texts: list[str], out: Path, vocab_size: int):
 
 
 def run_ours(texts: list[str], work: Path, tok_dir: Path, args) -> dict:
-    from pretrain.stages import EncodeParams, EncodeStage
+    from pretrain.stages.encode import EncodeParams, EncodeStage
     from pretrain.train import TrainConfig, read_metrics, train
 
     docs = work / "docs"
@@ -65,7 +65,7 @@ def run_ours(texts: list[str], work: Path, tok_dir: Path, args) -> dict:
     ctx.out_dir.mkdir()
     EncodeStage().run(ctx)
     cfg = TrainConfig(encode_dir=str(ctx.out_dir), tokenizer_dir=str(tok_dir), out_dir=str(work / "train"),
-                      seq_len=args.seq_len, micro_batch_size=args.batch, max_steps=args.steps, warmup_steps=5,
+                      seq_len=args.seq_len, batch_size=args.batch, max_steps=args.steps, warmup_steps=5,
                       lr=1e-3, log_every=args.warmup, eval_every=10**9, checkpoint_every=10**9,
                       threads=args.threads, mixed_precision="no")
     train(cfg)

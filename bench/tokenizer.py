@@ -74,7 +74,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
     import transformers  # noqa: F401
 
     import tokenizer.export  # noqa: F401
-    import tokenizer.stages  # noqa: F401
+    import tokenizer.stages.pretokenize  # noqa: F401
     from pipeline.stage import StageContext, StageInput
 
     recipe = types.SimpleNamespace(seed=0, sources=[])
@@ -97,7 +97,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
         for t in texts:
             pt.text(t)
     elif name.startswith("pretokenize.stage.w"):
-        from tokenizer.stages import PretokenizeParams, PretokenizeStage
+        from tokenizer.stages.pretokenize import PretokenizeParams, PretokenizeStage
 
         out = work / name
         out.mkdir()
@@ -117,7 +117,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
         tok.train_from_iterator(iter_texts(list_shards(work / "units")), trainer=tr)
     elif name == "vocab.train":
         from corpora.shards import list_shards
-        from tokenizer.stages import _stats_path
+        from tokenizer.stages.pretokenize import chars_path as _stats_path
         from tokenizer.train import CharStats, iter_texts, train_vocab
 
         shards = list_shards(work / "units")
@@ -127,7 +127,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
         train_vocab(lambda: iter_texts(shards), vocab_size=vocab_size, min_frequency=2, limit_alphabet=6000,
                     stats=stats)
     elif name == "vocab.stage":
-        from tokenizer.stages import VocabParams, VocabStage
+        from tokenizer.stages.vocab import VocabParams, VocabStage
 
         out = work / name
         out.mkdir()
@@ -220,7 +220,8 @@ def fidelity(data_dir: Path, mb: float, vocab_size: int, workers: int, out: Path
     """Train the morpheme-aware and plain WordPiece arms through the stages; report on the KLUE dev texts."""
     from pipeline.stage import StageContext, StageInput
     from tokenizer.fidelity import report, to_markdown
-    from tokenizer.stages import PretokenizeParams, PretokenizeStage, VocabParams, VocabStage
+    from tokenizer.stages.pretokenize import PretokenizeParams, PretokenizeStage
+    from tokenizer.stages.vocab import VocabParams, VocabStage
 
     recipe = types.SimpleNamespace(seed=0, sources=[])
     klue = data_dir / "klue"

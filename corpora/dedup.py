@@ -96,7 +96,7 @@ def optimal_bands(threshold: float, num_perm: int, fp_weight: float = 0.5) -> tu
         for r in range(1, num_perm // b + 1):
             fp = np.trapezoid(1 - (1 - lo**r) ** b, lo)
             fn = np.trapezoid((1 - hi**r) ** b, hi)
-            err = fp_weight * fp + (1 - fp_weight) * fn
+            err = float(fp_weight * fp + (1 - fp_weight) * fn)
             if err < best_err:
                 best, best_err = (b, r), err
     return best

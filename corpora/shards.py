@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipeline import io
 
 DOC_SCHEMA = pa.schema(
     [
@@ -56,35 +57,28 @@ def shard_name(index: int) -> str:
     return f"shard-{index:05d}.parquet"
 
 
-def atomic_path(path: Path) -> Path:
-    """A temp path beside `path`; write there, then `os.replace(tmp, path)`."""
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}")
-
-
 def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> int:
     """Write documents to a Parquet shard atomically; returns the number written.
 
     Streams in row groups, so memory is bounded by the row group, not the shard.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = atomic_path(path)
     n = 0
-    # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
-    writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False)
-    try:
-        batch: list[Doc] = []
-        for d in docs:
-            batch.append(d)
-            if len(batch) >= row_group_size:
+    with io.atomic_path(path) as tmp:
+        # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
+        writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False)
+        try:
+            batch: list[Doc] = []
+            for d in docs:
+                batch.append(d)
+                if len(batch) >= row_group_size:
+                    writer.write_table(_table(batch))
+                    n += len(batch)
+                    batch = []
+            if batch or n == 0:
                 writer.write_table(_table(batch))
                 n += len(batch)
-                batch = []
-        if batch or n == 0:
-            writer.write_table(_table(batch))
-            n += len(batch)
-    finally:
-        writer.close()
-    os.replace(tmp, path)
+        finally:
+            writer.close()
     return n
 
 
@@ -127,9 +121,8 @@ class QuarantineWriter:
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = atomic_path(path)
-        self._f = open(self._tmp, "w", encoding="utf-8")
+        self._cm = io.atomic_file(path, "w")
+        self._f = self._cm.__enter__()
         self.count = 0
 
     def add(self, *, source: str, file: str, reason: str, location: str | int | None = None,
@@ -142,11 +135,11 @@ class QuarantineWriter:
         self.count += 1
 
     def close(self) -> None:
-        self._f.close()
-        os.replace(self._tmp, self.path)
+        self._cm.__exit__(None, None, None)
 
     def __enter__(self) -> QuarantineWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # Kept on an error too (unlike other writers): the records written so far say what went wrong.
         self.close()

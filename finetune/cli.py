@@ -4,6 +4,7 @@ module); torch and transformers load inside the commands."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
 import click
 
@@ -71,7 +72,7 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--label", help="Name of this model in reports (default: the model folder's name).")
 @click.option("--quiet", is_flag=True, help="No progress bars, and no transformers load reports (new head weights).")
 def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
-             seeds: list[int], split: str, eval_fraction: float, random_init: bool, vs_random_init: bool,
+             seeds: list[int], split: Literal["auto", "official", "dev-split"], eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
              task_hp: tuple[str, ...], eval_every: int | None, save_model: bool, label: str | None,
@@ -116,11 +117,11 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     for name in names:
         try:
             task_obj = get_task(name, data_dir=data_dir)
-            overrides = {"epochs": epochs, "learning_rate": learning_rate, "batch_size": batch_size,
-                         "max_length": max_length}
+            overrides: dict[str, Any] = {"epochs": epochs, "learning_rate": learning_rate,
+                                         "batch_size": batch_size, "max_length": max_length}
             hp = replace(task_obj.defaults, **{k: v for k, v in overrides.items() if v is not None})
             hp = replace(hp, **per_task.get(name, {}))
-            data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,  # type: ignore[arg-type]
+            data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,
                                   max_train=max_train_examples, max_eval=max_eval_examples)
         except DataError as e:
             raise click.ClickException(str(e)) from None
@@ -145,15 +146,15 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
         click.echo(write_results(output / "results", run_dirs))
 
 
-def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str, object]]:
+def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str, Any]]:
     """`--hp TASK.FIELD=VALUE` -> {task: {field: value}}, typed like the Hyperparams field."""
     from dataclasses import fields
 
-    from finetune.registry import resolve_name
+    from finetune.registry import RegistryError, resolve_name
     from finetune.tasks.base import Hyperparams
 
     types = {f.name: f.type for f in fields(Hyperparams)}
-    out: dict[str, dict[str, object]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for spec in specs:
         key, eq, value = spec.partition("=")
         task, dot, field = key.partition(".")
@@ -161,8 +162,8 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
             raise click.BadParameter(f"{spec!r}: expected TASK.FIELD=VALUE, e.g. sts.epochs=10", param_hint="--hp")
         try:
             name = resolve_name(task.strip())
-        except KeyError as e:
-            raise click.BadParameter(str(e.args[0]), param_hint="--hp") from None
+        except RegistryError as e:
+            raise click.BadParameter(str(e), param_hint="--hp") from None
         if name not in names:
             raise click.BadParameter(f"{spec!r}: task {name!r} is not part of this run ({', '.join(names)})",
                                      param_hint="--hp")
@@ -181,7 +182,7 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
 
 def _task_names(spec: str) -> list[str]:
     """'all', one task or a comma-separated list -> registered names, in registry order for 'all'."""
-    from finetune.registry import TASKS, resolve_name
+    from finetune.registry import TASKS, RegistryError, resolve_name
 
     if spec.strip().lower() == "all":
         return list(TASKS)
@@ -189,8 +190,8 @@ def _task_names(spec: str) -> list[str]:
     for part in spec.split(","):
         try:
             name = resolve_name(part.strip())
-        except KeyError as e:
-            raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+        except RegistryError as e:
+            raise click.BadParameter(str(e), param_hint="TASK") from None
         if name in names:
             raise click.BadParameter(f"task {name!r} is named twice", param_hint="TASK")
         names.append(name)
@@ -212,14 +213,16 @@ def score(task: str, gold: Path, pred: Path, fmt: str, allow_subset: bool) -> No
     import json
 
     from finetune.data import json_safe
-    from finetune.registry import resolve_name
+    from finetune.registry import RegistryError, resolve_name
     from finetune.score import score_file
     from finetune.tasks.base import DataError
 
     try:
-        result = score_file(resolve_name(task), gold, pred, allow_subset=allow_subset)
-    except KeyError as e:
-        raise click.BadParameter(str(e.args[0]), param_hint="TASK") from None
+        name = resolve_name(task)
+    except RegistryError as e:
+        raise click.BadParameter(str(e), param_hint="TASK") from None
+    try:
+        result = score_file(name, gold, pred, allow_subset=allow_subset)
     except DataError as e:
         raise click.ClickException(str(e)) from None
     if fmt == "json":

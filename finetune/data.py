@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from finetune.tasks.base import DataError, Example
+from pipeline import io
 
 if TYPE_CHECKING:
     from finetune.tasks.base import Task
@@ -135,7 +136,7 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
             ds = dsd[split_name]
             parts[name] = [task.parse_record(task.from_hf(row, ds.features), f"{hf} [{split_name}] row {i}")
                            for i, row in enumerate(ds)]
-        files = {"format": "hf-datasets", "path": str(hf), "train": "train" if parts["train"] else None,
+        files: dict[str, str | None] = {"format": "hf-datasets", "path": str(hf), "train": "train" if parts["train"] else None,
                  "dev": "validation"}
         train_ex, dev_ex = parts["train"], parts["dev"]
         if dev_ex is None:
@@ -149,7 +150,7 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
         files = {"format": "official", "train": str(train_path) if train_path else None, "dev": str(dev_path)}
         train_ex = task.read_file(train_path) if train_path else None
         dev_ex = task.read_file(dev_path)
-    check_unique_guids(dev_ex, files["dev"])
+    check_unique_guids(dev_ex, files["dev"] or "")
 
     mode = split
     if mode == "auto":
@@ -168,7 +169,7 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
     train, evals = cap(train, max_train), cap(evals, max_eval)
     if not train or not evals:
         raise DataError(f"{data_dir}: empty {'train' if not train else 'evaluation'} set for {task.name}")
-    source = {**files, "split": mode, "eval_fraction": eval_fraction if mode == "dev-split" else None,
+    source: dict[str, Any] = {**files, "split": mode, "eval_fraction": eval_fraction if mode == "dev-split" else None,
               "note": note, "n_train_available": n_train, "n_eval_available": n_eval,
               "n_train": len(train), "n_eval": len(evals)}
     if len(evals) < n_eval:
@@ -176,19 +177,8 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
     return TaskData(train, evals, source)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary name beside the target, then rename, so readers never see half a file."""
-    import os
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def write_jsonl(path: Path, records: list[dict]) -> None:
-    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    io.write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
 def json_safe(obj: Any) -> Any:
@@ -205,4 +195,4 @@ def json_safe(obj: Any) -> Any:
 
 
 def write_json(path: Path, obj: Any) -> None:
-    write_atomic(path, json.dumps(json_safe(obj), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    io.write_json(path, json_safe(obj), indent=2, sort_keys=False, allow_nan=False)

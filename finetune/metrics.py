@@ -59,7 +59,7 @@ def re_micro_f1(preds: Sequence[int], labels: Sequence[int], label_list: Sequenc
     return float(f1_score(labels, preds, average="micro", labels=indices, zero_division=0) * 100.0)
 
 
-def re_auprc(probs: np.ndarray, labels: Sequence[int], num_classes: int) -> tuple[float, list[int]]:
+def re_auprc(probs: np.ndarray, labels: Sequence[int] | np.ndarray, num_classes: int) -> tuple[float, list[int]]:
     """KLUE-RE AUPRC (`klue_re_auprc`): per class, one-vs-rest `precision_recall_curve` of that class's softmax
     probability, area by `auc` (trapezoids, not sklearn's average_precision), then the uniform mean over the
     classes, `no_relation` included.
@@ -71,10 +71,10 @@ def re_auprc(probs: np.ndarray, labels: Sequence[int], num_classes: int) -> tupl
     KLUE-baseline number.
     """
     probs = np.asarray(probs, dtype=float)
-    labels = np.asarray(labels, dtype=int)
-    if probs.ndim != 2 or probs.shape != (len(labels), num_classes):
-        raise ValueError(f"probs must have shape ({len(labels)}, {num_classes}), got {probs.shape}")
-    onehot = np.eye(num_classes, dtype=int)[labels]
+    gold = np.asarray(labels, dtype=int)
+    if probs.ndim != 2 or probs.shape != (len(gold), num_classes):
+        raise ValueError(f"probs must have shape ({len(gold)}, {num_classes}), got {probs.shape}")
+    onehot = np.eye(num_classes, dtype=int)[gold]
     scores, absent = [], []
     for c in range(num_classes):
         if onehot[:, c].sum() == 0:

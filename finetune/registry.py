@@ -7,10 +7,11 @@ can list tasks without importing torch; the task class is imported only when a t
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pipeline.registry import Registry, RegistryError
 
 if TYPE_CHECKING:
     from finetune.tasks.base import Task
@@ -39,16 +40,21 @@ TASKS: dict[str, TaskEntry] = {
 ALIASES: dict[str, str] = {"tc": "ynat", "klue-sts": "sts", "klue-nli": "nli", "klue-re": "re"}
 
 
+# The lookup of the classes themselves: imported on first use.
+TASK_CLASSES: Registry[type[Task]] = Registry("task", {name: e.target for name, e in TASKS.items()}, aliases=ALIASES)
+
+
 def resolve_name(name: str) -> str:
-    key = ALIASES.get(name.lower(), name.lower())
-    if key not in TASKS:
-        raise KeyError(f"unknown task {name!r}; registered tasks: {', '.join(sorted(TASKS))}")
-    return key
+    """The registered name for a task name or alias; a `RegistryError` (a ValueError) naming the known ones."""
+    return TASK_CLASSES.resolve(name)
 
 
 def task_class(name: str) -> type[Task]:
-    module, _, attr = TASKS[resolve_name(name)].target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    return TASK_CLASSES.get(name)
+
+
+__all__ = ["ALIASES", "TASKS", "TASK_CLASSES", "RegistryError", "TaskEntry", "get_task", "resolve_name",
+           "task_class", "task_list_text"]
 
 
 def get_task(name: str, data_dir: Path | None = None) -> Task:

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from finetune.data import write_atomic, write_json
+from finetune.data import write_json
+from pipeline import io
 
 PUBLISHED_SOURCE = ("KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); "
                     "dev set")
@@ -157,7 +158,7 @@ def write_results(out: Path, run_dirs: list[Path]) -> str:
     table = build_table(load_runs(run_dirs))
     md = to_markdown(table)
     write_json(out.with_suffix(".json"), table)
-    write_atomic(out.with_suffix(".md"), md)
+    io.write_text(out.with_suffix(".md"), md)
     return md
 
 

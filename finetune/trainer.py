@@ -110,7 +110,7 @@ def usable_length(config: Any, tokenizer: Any, wanted: int) -> int:
     return limit
 
 
-def _strip(features: list[dict]) -> list[dict]:
+def _strip(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader takes as a map-style dataset
     """Model inputs only: the collator pads every key it gets."""
     return [{k: v for k, v in f.items() if k != "example_index"} for f in features]
 
@@ -141,9 +141,9 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: TrainConfig)
         warnings.warn(f"{unk:.0%} of the training tokens are [UNK]: the tokenizer in {model_dir} does not fit this "
                       "text; scores will be meaningless", stacklevel=2)
     collate = task.collator(tokenizer)
-    train_loader = DataLoader(_strip(train_features), batch_size=hp.batch_size, shuffle=True, collate_fn=collate,
+    train_loader: DataLoader[dict[str, Any]] = DataLoader(_strip(train_features), batch_size=hp.batch_size, shuffle=True, collate_fn=collate,
                               generator=torch.Generator().manual_seed(cfg.seed))
-    eval_loader = DataLoader(_strip(eval_features), batch_size=hp.eval_batch_size, shuffle=False,
+    eval_loader: DataLoader[dict[str, Any]] = DataLoader(_strip(eval_features), batch_size=hp.eval_batch_size, shuffle=False,
                              collate_fn=collate)
 
     steps_per_epoch = len(train_loader)
@@ -222,7 +222,8 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     `metrics.json` (per-seed scores, mean ± std) and `summary.txt` (one line)."""
     from dataclasses import asdict
 
-    from finetune.data import write_atomic, write_json, write_jsonl
+    from finetune.data import write_json, write_jsonl
+    from pipeline import io
 
     output = Path(output)
     model_dir = Path(model_dir)
@@ -252,7 +253,7 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     }
     write_json(output / "metrics.json", summary)
     line = summary_line(summary)
-    write_atomic(output / "summary.txt", line + "\n")
+    io.write_text(output / "summary.txt", line + "\n")
     return summary
 
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
 
+from pipeline.registry import Registry
+
 # name -> "module:attribute" of a click command or group. One place that lists every subcommand.
-SUBCOMMANDS: dict[str, str] = {
+COMMANDS: Registry[click.Command] = Registry("command", {
     "run": "pipeline.commands:run",
     "report": "pipeline.commands:report",
     "pii": "corpora.pii.cli:pii",
@@ -16,19 +16,17 @@ SUBCOMMANDS: dict[str, str] = {
     "finetune": "finetune.cli:finetune",
     "score": "finetune.cli:score",
     "export-checkpoint": "pretrain.export:export_checkpoint_cmd",
-}
+})
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(SUBCOMMANDS)
+        return sorted(COMMANDS.names)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = SUBCOMMANDS.get(cmd_name)
-        if target is None:
+        if cmd_name not in COMMANDS.names:  # exact names only; click says "No such command"
             return None
-        module, _, attr = target.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return COMMANDS.get(cmd_name)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

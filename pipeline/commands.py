@@ -48,13 +48,18 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
     """
     from rich.console import Console
 
-    from pipeline.recipe import RecipeError, StageRegistry, load_recipe
+    from pipeline.recipe import RecipeError, load_recipe
+    from pipeline.registry import RegistryError
     from pipeline.runner import Runner, StageFailed
+    from pipeline.stages import registry_from_spec
 
     console = Console(highlight=False, soft_wrap=True)
     t0 = time.monotonic()
     try:
-        reg = StageRegistry.from_spec(registry) if registry else None
+        try:
+            reg = registry_from_spec(registry) if registry else None
+        except RegistryError as e:
+            raise RecipeError(f"--registry {registry}: {e}") from None
         rec = load_recipe(recipe, overrides, registry=reg, until=until)
         workdir = workdir or Path("runs") / rec.name
         runner = Runner(rec, workdir, reg, until=until, force=force, workers=workers, verify=verify,
@@ -97,7 +102,7 @@ def report(workdir: Path, fmt: str, arm: str | None) -> None:
     """
     import json
 
-    from pipeline.manifest import atomic_write_text
+    from pipeline import io
     from pipeline.report import ReportError, build_report, render_markdown
 
     try:
@@ -109,5 +114,5 @@ def report(workdir: Path, fmt: str, arm: str | None) -> None:
         return
     text = render_markdown(data)
     name = "report.md" if arm is None else f"report.{arm}.md"
-    atomic_write_text(workdir / name, text)
+    io.write_text(workdir / name, text)
     click.echo(text, nl=False)

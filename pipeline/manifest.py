@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import sys
 from collections import Counter
@@ -18,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from pipeline import io
 from pipeline.stage import Funnel, StageResult
 
 MANIFEST = "manifest.json"
@@ -57,20 +57,8 @@ def file_table(folder: Path) -> dict[str, dict[str, Any]]:
             for p in list_outputs(folder)}
 
 
-def atomic_write_text(path: Path, text: str, fsync: bool = False) -> None:
-    """Write to a temp name beside `path`, then rename: readers see the old file or the new one, never half."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        if fsync:
-            f.flush()
-            os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    atomic_write_text(folder / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
-                      fsync=True)
+    io.write_json(folder / MANIFEST, manifest, indent=2, fsync=True)
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:

@@ -6,16 +6,20 @@ not surface after an hour of curation: unknown keys, wrong types, out-of-range v
 variables, missing source files and unknown stage names all become one `RecipeError` naming the recipe file and
 the key path (`stages.filter.min_chars`).
 
-Order of processing: YAML -> `--set` overrides -> `${ENV}` expansion -> relative source paths (and the stage
-input files of STAGE_INPUT_PATHS) resolved against the recipe's folder -> schema -> per-stage params models ->
-variants expanded into arms -> source paths exist.
+Order of processing: YAML -> `--set` overrides -> `${ENV}` expansion -> relative input paths (sources, and the
+params each stage declares in `Stage.input_paths`) resolved against the recipe's folder -> schema -> `sources`
+validated with the graph's `Stage.sources_model` -> per-stage params models -> variants expanded into arms ->
+source paths exist.
+
+The stage graph comes from a `pipeline.stages.StageRegistry` (the production one by default); nothing here
+imports a stage package until the registry is asked for a stage the recipe needs.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import glob
-import importlib
 import itertools
 import os
 import re
@@ -28,8 +32,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from corpora.sources import SourceSpec
+from pipeline.registry import RegistryError
 from pipeline.stage import Stage, StageParams
+from pipeline.stages import STAGES, StageRegistry
 
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -38,63 +43,12 @@ class RecipeError(ValueError):
     """A recipe that cannot run. The message names the file and key path; no traceback is needed."""
 
 
-class StageRegistry:
-    """The stage graph a recipe is validated against and a run walks: stage name -> class, in DAG order.
-
-    Production uses `pipeline.stages.STAGE_CLASSES` (import paths, imported on first use so validating a
-    recipe `--until dedup` never imports torch); tests and experiments pass their own mapping, whose values
-    may be classes or "module:Class" strings.
-    """
-
-    def __init__(self, classes: Mapping[str, str | type[Stage]]):
-        self._classes = dict(classes)
-        self._loaded: dict[str, type[Stage]] = {}
-
-    @property
-    def order(self) -> tuple[str, ...]:
-        return tuple(self._classes)
-
-    def get(self, name: str, where: str = "recipe") -> type[Stage]:
-        """The stage class; a clear `RecipeError` when its module cannot be imported."""
-        if name in self._loaded:
-            return self._loaded[name]
-        if name not in self._classes:
-            raise RecipeError(f"{where}: unknown stage {name!r}; known stages: {', '.join(self.order)}")
-        target = self._classes[name]
-        if isinstance(target, str):
-            module, _, attr = target.partition(":")
-            try:
-                cls = getattr(importlib.import_module(module), attr)
-            except ImportError as e:
-                raise RecipeError(f"stage {name!r} is declared as {target} but its module cannot be imported: "
-                                  f"{type(e).__name__}: {e}") from None
-            except AttributeError:
-                raise RecipeError(f"stage {name!r} is declared as {target} but {module} has no {attr!r}") from None
-        else:
-            cls = target
-        if getattr(cls, "name", None) != name:
-            raise RecipeError(f"stage {name!r}: class {cls.__qualname__} declares name {getattr(cls, 'name', None)!r}")
-        self._loaded[name] = cls
-        return cls
-
-    @classmethod
-    def from_spec(cls, spec: str) -> StageRegistry:
-        """`module:ATTR` naming a dict stage name -> class or "module:Class" (the `--registry` option)."""
-        module, _, attr = spec.partition(":")
-        try:
-            classes = getattr(importlib.import_module(module), attr or "REGISTRY")
-        except (ImportError, AttributeError) as e:
-            raise RecipeError(f"--registry {spec}: cannot import: {type(e).__name__}: {e}") from None
-        if not isinstance(classes, Mapping):
-            raise RecipeError(f"--registry {spec}: expected a dict stage name -> class, got {type(classes).__name__}")
-        return cls(classes)
-
-
-def default_registry() -> StageRegistry:
-    """The production stage graph of `pipeline/stages.py`."""
-    from pipeline.stages import STAGE_CLASSES
-
-    return StageRegistry(STAGE_CLASSES)
+def stage_class(registry: StageRegistry, name: str, where: str = "recipe") -> type[Stage[Any]]:
+    """`registry.get(name)`, its errors (unknown name, module that cannot be imported) as a `RecipeError`."""
+    try:
+        return registry.get(name)
+    except RegistryError as e:
+        raise RecipeError(f"{where}: {e}") from None
 
 
 class Recipe(BaseModel):
@@ -105,7 +59,7 @@ class Recipe(BaseModel):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="names the default workdir runs/<name>")
     seed: int = 42
-    sources: list[SourceSpec] = Field(default_factory=list)
+    sources: list[Any] = Field(default_factory=list, description="validated by the graph's Stage.sources_model")
     stages: dict[str, Any] = Field(default_factory=dict)
     variants: dict[Any, Any] = Field(default_factory=dict)
 
@@ -178,7 +132,7 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     configures them (so a run `--until dedup` does not import the pretraining code unless the recipe names it).
     """
     path = Path(path)
-    registry = registry or default_registry()
+    registry = registry or STAGES
     where = f"recipe {path}"
     try:
         text = path.read_text(encoding="utf-8")
@@ -197,9 +151,10 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
                           f"got {type(raw).__name__}")
     for ov in overrides:
         apply_override(raw, ov, where)
-    anchor_env_paths(raw)
+    patterns = _input_path_patterns(raw, registry, where)
+    anchor_env_paths(raw, patterns)
     raw = expand_env(raw, where)
-    resolve_relative_paths(raw, path.resolve().parent)
+    resolve_relative_paths(raw, path.resolve().parent, patterns)
     recipe = build_recipe(raw, where, registry, until)
     recipe._path = path.resolve()
     for arm in recipe.arms:
@@ -209,79 +164,89 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     return recipe
 
 
-# Input files named inside stage params, as (stage, list key, item key or None for a list of path strings).
-# Like source paths, they are resolved against the recipe's folder, so a recipe runs the same from any directory.
-STAGE_INPUT_PATHS: tuple[tuple[str, str, str | None], ...] = (
-    ("decontaminate", "benchmarks", "path"),
-    ("vocab", "report_texts", None),
-)
+def _input_path_patterns(raw: dict[str, Any], registry: StageRegistry, where: str) -> dict[str, tuple[str, ...]]:
+    """stage -> its `Stage.input_paths`, for the stages the recipe configures (only they can name input files)."""
+    stages = raw["stages"] if isinstance(raw.get("stages"), dict) else {}
+    return {name: stage_class(registry, name, where).input_paths for name in stages if name in registry}
 
 
-def _path_fields(raw: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | list[Any], Any]]:
-    """(container, key) of every string that names an input path: source paths and STAGE_INPUT_PATHS."""
+def _locate(node: Any, parts: Sequence[str]) -> Iterator[tuple[dict[str, Any] | list[Any], Any]]:
+    """(container, key) of every value that the dotted pattern `parts` names in `node` (`*`: each list item)."""
+    head, rest = parts[0], parts[1:]
+    if head == "*":
+        keys: Iterator[Any] = iter(range(len(node))) if isinstance(node, list) else iter(())
+    else:
+        keys = iter([head]) if isinstance(node, dict) and head in node else iter(())
+    for k in keys:
+        if rest:
+            yield from _locate(node[k], rest)
+        else:
+            yield node, k
+
+
+def _path_fields(raw: dict[str, Any], patterns: Mapping[str, tuple[str, ...]]
+                 ) -> Iterator[tuple[dict[str, Any] | list[Any], Any]]:
+    """(container, key) of every string that names an input path: source paths and the stages' input_paths."""
     for src in raw.get("sources") or []:
         if isinstance(src, dict) and isinstance(src.get("path"), str):
             yield src, "path"
-    stages = raw.get("stages") if isinstance(raw.get("stages"), dict) else {}
-    for stage, key, item_key in STAGE_INPUT_PATHS:
-        params = stages.get(stage)
-        items = params.get(key) if isinstance(params, dict) else None
-        if not isinstance(items, list):
-            continue
-        for i, item in enumerate(items):
-            if item_key is None and isinstance(item, str):
-                yield items, i
-            elif item_key is not None and isinstance(item, dict) and isinstance(item.get(item_key), str):
-                yield item, item_key
+    stages = raw["stages"] if isinstance(raw.get("stages"), dict) else {}
+    for stage, pats in patterns.items():
+        for pat in pats:
+            for container, key in _locate(stages.get(stage), pat.split(".")):
+                if isinstance(container[key], str):
+                    yield container, key
 
 
-def without_input_paths(stage: str, material: dict[str, Any]) -> dict[str, Any]:
+def without_input_paths(cls: type[Stage[Any]], material: dict[str, Any]) -> dict[str, Any]:
     """A copy of a stage's key material with the locations of its input files taken out.
 
     Why: keys must follow what the inputs contain, not where they lie, so that a corpus copied to another
     folder or machine reuses every stage. Sound because every stage that names input paths fingerprints their
     contents (collect: relative path, size and digest of each matched file; decontaminate and vocab: the
-    digest of each file), so the fingerprint still changes when different files are named.
+    digest of each file), so the fingerprint still changes when different files are named. A list of paths
+    (`report_texts.*`) becomes its length; a path field (`benchmarks.*.path`) is removed.
     """
     out = copy.deepcopy(material)
     for src in out.get("sources") or []:
         src.pop("path", None)
     params = out.get("params") or {}
-    for st, key, item_key in STAGE_INPUT_PATHS:
-        if st != stage or not isinstance(params.get(key), list):
-            continue
-        if item_key is None:
-            params[key] = len(params[key])
+    for pat in cls.input_paths:
+        parts = pat.split(".")
+        if parts[-1] == "*":
+            for container, key in list(_locate(params, parts[:-1])):
+                if isinstance(container[key], list):
+                    container[key] = len(container[key])
         else:
-            for item in params[key]:
-                if isinstance(item, dict):
-                    item.pop(item_key, None)
+            for container, key in list(_locate(params, parts)):
+                if isinstance(container, dict):
+                    container.pop(key, None)
     return out
 
 
 _LEADING_ENV_RE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def anchor_env_paths(raw: dict[str, Any]) -> None:
+def anchor_env_paths(raw: dict[str, Any], patterns: Mapping[str, tuple[str, ...]]) -> None:
     """A path that starts with `${VAR}` takes VAR's relative value from the shell's working directory, in place.
 
     Why: `KLUE_DATA_DIR=../shared/data klue run recipes/x.yaml` means ../shared/data as the user's shell sees
     it; only paths written literally in the recipe are relative to the recipe's folder.
     """
-    for container, key in _path_fields(raw):
+    for container, key in _path_fields(raw, patterns):
         m = _LEADING_ENV_RE.match(container[key])
         val = os.environ.get(m.group(1)) if m else None
         if m and val and not os.path.isabs(os.path.expanduser(val)):
             container[key] = os.path.abspath(val) + container[key][m.end():]
 
 
-def resolve_relative_paths(raw: dict[str, Any], base_dir: Path) -> None:
+def resolve_relative_paths(raw: dict[str, Any], base_dir: Path, patterns: Mapping[str, tuple[str, ...]]) -> None:
     """Make the input paths of `raw` (already env-expanded) absolute and normalised, in place.
 
     Normalised (`a/b/../c` -> `a/c`), because paths enter stage cache keys: two spellings of one folder must
     not rebuild every stage.
     """
-    for container, key in _path_fields(raw):
+    for container, key in _path_fields(raw, patterns):
         p = os.path.expanduser(container[key])
         container[key] = os.path.normpath(p if os.path.isabs(p) else str(base_dir / p))
 
@@ -301,21 +266,24 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
     if not isinstance(variants_raw, dict):
         raise RecipeError(f"{where}: variants: expected a mapping (e.g. `pii: [on, off]`), got {variants_raw!r}")
 
-    names = [s.name for s in recipe.sources]
-    for i, n in enumerate(names):
-        if n in names[:i]:
-            raise RecipeError(f"{where}: sources.{i}.name: duplicate source name {n!r}")
-
-    order = registry.order
+    order = registry.names
     if until is not None and until not in order:
         raise RecipeError(f"{where}: --until {until!r} is not a stage; known stages: {', '.join(order)}")
     for name in stages_raw:
         if name not in order:
-            raise RecipeError(f"{where}: stages.{name}: unknown stage; known stages: {', '.join(order)}")
+            raise RecipeError(f"{where}: stages.{name}: unknown stage; known stages: {', '.join(order)}"
+                              + _did_you_mean(name, order))
         if stages_raw[name] is None:
             stages_raw[name] = {}
         if not isinstance(stages_raw[name], dict):
             raise RecipeError(f"{where}: stages.{name}: expected a mapping of params, got {stages_raw[name]!r}")
+
+    if recipe.sources:
+        recipe = recipe.model_copy(update={"sources": _validate_sources(recipe.sources, registry, where)})
+    names = [s.name for s in recipe.sources]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise RecipeError(f"{where}: sources.{i}.name: duplicate source name {n!r}")
 
     arm_specs = _variant_overrides(variants_raw, where, registry)
     needed = set(order[: order.index(until) + 1] if until else order) | set(stages_raw)
@@ -326,7 +294,7 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
 
     params = {}
     for name in needed_ordered:
-        cls = registry.get(name, where=where)
+        cls = stage_class(registry, name, where)
         params[name] = _validate_params(cls.params_model, stages_raw.get(name, {}), where, f"stages.{name}")
     recipe = recipe.model_copy(update={"stages": params, "variants": variants_raw})
 
@@ -345,7 +313,7 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
             if stage_dicts[n] == stages_raw.get(n, {}):
                 arm_params[n] = params[n]
                 continue
-            cls = registry.get(n, where=where)
+            cls = stage_class(registry, n, where)
             arm_params[n] = _validate_params(cls.params_model, stage_dicts[n], where, f"stages.{n}",
                                              context=f" (in arm {arm_name})")
         arms.append(Arm(arm_name, values, recipe.model_copy(update={"stages": arm_params})))
@@ -364,12 +332,12 @@ def _variant_overrides(variants: dict[Any, Any], where: str, registry: StageRegi
         path = f"variants.{vkey}"
         arms: list[tuple[str, dict[str, Any]]] = []
         if isinstance(spec, list):  # shorthand: NAME is a stage, values go to its variant_field
-            if vkey not in registry.order:
+            if vkey not in registry.names:
                 raise RecipeError(f"{where}: {path}: the shorthand `{vkey}: [a, b]` needs a stage name; known "
-                                  f"stages: {', '.join(registry.order)} (or use the long form "
+                                  f"stages: {', '.join(registry.names)} (or use the long form "
                                   f"`{vkey}: {{VALUE: {{stage.param: value}}}}`)")
-            cls = registry.get(vkey, where=where)
-            field_name = getattr(cls, "variant_field", "enabled")
+            cls = stage_class(registry, vkey, where)
+            field_name = cls.variant_field
             field = cls.params_model.model_fields.get(field_name)
             for value in spec:
                 if field is not None and (value is None or isinstance(value, bool)) \
@@ -388,9 +356,9 @@ def _variant_overrides(variants: dict[Any, Any], where: str, registry: StageRegi
                 for k, v in updates.items():
                     k = str(k)
                     stage = k.split(".", 1)[0]
-                    if stage not in registry.order:
+                    if stage not in registry.names:
                         raise RecipeError(f"{where}: {vpath}.{k}: unknown stage {stage!r}; known stages: "
-                                          f"{', '.join(registry.order)}")
+                                          f"{', '.join(registry.names)}" + _did_you_mean(stage, registry.names))
                     if "." in k:
                         flat[k] = v
                     elif isinstance(v, dict):
@@ -409,6 +377,26 @@ def _variant_overrides(variants: dict[Any, Any], where: str, registry: StageRegi
         if dup:
             raise RecipeError(f"{where}: {path}: duplicate value(s) {', '.join(dup)}")
         out[vkey] = arms
+    return out
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
+def _validate_sources(sources: list[Any], registry: StageRegistry, where: str) -> list[Any]:
+    """The recipe's `sources:` entries, validated by the model of the graph's stage that reads them."""
+    model = next((cls.sources_model for n in registry.names
+                  if (cls := stage_class(registry, n, where)).sources_model is not None), None)
+    if model is None:
+        raise RecipeError(f"{where}: sources: no stage of this graph reads sources ({', '.join(registry.names)})")
+    out = []
+    for i, src in enumerate(sources):
+        try:
+            out.append(src if isinstance(src, model) else model.model_validate(src))
+        except ValidationError as e:
+            raise RecipeError(_format_validation(e, where, ("sources", str(i)), model)) from None
     return out
 
 

@@ -210,12 +210,12 @@ def _md_stage(s: dict[str, Any]) -> list[str]:
         if isinstance(v, dict) and all(_is_scalar(x) for x in v.values()):
             lines += _md_table(["", k], [[sk, _fmt(sv)] for sk, sv in v.items()])
         elif isinstance(v, dict) and v and all(isinstance(r, dict) for r in v.values()):  # rows by name
-            cols = []
+            cols: list[str] = []
             for r in v.values():
                 cols += [c for c in r if c not in cols]
             lines += _md_table(["", *cols], [[rk, *[_fmt(r.get(c, "")) for c in cols]] for rk, r in v.items()])
         elif isinstance(v, list) and v and all(isinstance(r, dict) for r in v):
-            cols: list[str] = []
+            cols = []
             for r in v:
                 cols += [c for c in r if c not in cols]
             lines += _md_table(cols, [[_fmt(r.get(c, "")) for c in cols] for r in v])

@@ -26,10 +26,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pipeline import io
 from pipeline.manifest import (
     KEY_CHARS,
     MANIFEST,
-    atomic_write_text,
     compute_key,
     environment,
     file_table,
@@ -38,8 +38,9 @@ from pipeline.manifest import (
     verify_files,
     write_manifest,
 )
-from pipeline.recipe import Arm, Recipe, RecipeError, StageRegistry, default_registry, without_input_paths
+from pipeline.recipe import Arm, Recipe, RecipeError, stage_class, without_input_paths
 from pipeline.stage import Stage, StageContext, StageInput, StageParams, StageResult
+from pipeline.stages import STAGES, StageRegistry
 
 RUN_JSON = "run.json"
 
@@ -70,7 +71,7 @@ class StageOutcome:
 class _Plan:
     """A stage of one arm, keyed and ready to run."""
 
-    stage: Stage
+    stage: Stage[Any]
     key: str
     material: dict[str, Any]
     inputs: dict[str, StageInput]
@@ -89,17 +90,17 @@ class Runner:
                  console: Any = None):
         self.recipe = recipe
         self.workdir = Path(workdir)
-        self.registry = registry or default_registry()
+        self.registry = registry or STAGES
         self.workers = max(1, int(workers))
         self.verify = verify
         self.console = console
-        order = self.registry.order
+        order = self.registry.names
         for name in [until, *force]:
             if name is not None and name not in order:
                 raise RecipeError(f"unknown stage {name!r}; known stages: {', '.join(order)}")
         self.stages = list(order[: order.index(until) + 1] if until else order)
         self.until = until
-        self.classes = {name: self.registry.get(name) for name in self.stages}
+        self.classes = {name: stage_class(self.registry, name, "stage graph") for name in self.stages}
         for i, name in enumerate(self.stages):
             for dep in self.classes[name].inputs:
                 if dep not in self.stages[:i]:
@@ -125,8 +126,7 @@ class Runner:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.started = _now()
         with _workdir_lock(self.workdir):
-            for stale in self.workdir.glob(f".{RUN_JSON}.tmp-*"):
-                stale.unlink()
+            io.remove_stale(self.workdir / RUN_JSON)
             try:
                 for name in self.stages:
                     self._run_stage(name)
@@ -182,9 +182,9 @@ class Runner:
                 "fingerprint": stage.fingerprint(probe),
                 "seed": arm.recipe.seed,
             }
-            if cls.uses_sources:
+            if cls.sources_model is not None:
                 material["sources"] = [s.model_dump(mode="json") for s in arm.recipe.sources]
-            key = compute_key(without_input_paths(name, material))
+            key = compute_key(without_input_paths(cls, material))
         except Exception as e:
             raise self._fail(name, arm, None, f"computing the cache key: {type(e).__name__}: {e}", exc=e) from e
         return _Plan(stage, key, material, inputs, params)
@@ -262,7 +262,7 @@ class Runner:
         if exc is not None:
             log = self.workdir / "logs" / f"{name}-{key[:KEY_CHARS] if key else 'key'}.traceback.txt"
             log.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(log, "".join(traceback.format_exception(exc)))
+            io.write_text(log, "".join(traceback.format_exception(exc)))
         outcome = StageOutcome(name, key or "", self.workdir, "failed", 0.0, {}, [arm.name], message)
         self.arm_stages[arm.name][name] = outcome
         err = StageFailed(name, arm.name, message, log)
@@ -289,12 +289,9 @@ class Runner:
         link = self.workdir / "arms" / arm / stage
         link.parent.mkdir(parents=True, exist_ok=True)
         rel = os.path.relpath(target, link.parent)
-        for stale in link.parent.glob(f".{stage}.tmp-*"):  # left by a run killed mid-way
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
-        tmp = link.with_name(f".{stage}.tmp-{os.getpid()}")
-        os.symlink(rel, tmp)
-        os.replace(tmp, link)
+        io.remove_stale(link)  # left by a run killed mid-way
+        with io.atomic_path(link) as tmp:
+            os.symlink(rel, tmp)
 
     def _write_run_json(self, status: str) -> dict[str, Any]:
         record = {
@@ -323,7 +320,7 @@ class Runner:
             ],
             **environment(),
         }
-        atomic_write_text(self.workdir / RUN_JSON, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        io.write_json(self.workdir / RUN_JSON, record, indent=2, sort_keys=False)
         return record
 
 
@@ -342,24 +339,16 @@ def _recover_swap(final: Path, partial: Path, old: Path, key: str) -> None:
 
 
 def _clean_resumed(partial: Path) -> None:
-    """Before a resumable stage continues a killed run: drop the half-written temp files of its atomic writes
-    (the project's convention `.NAME.tmp-PID`, see corpora.shards.atomic_path) and any stale manifest."""
-    for p in partial.rglob(".*.tmp-*"):
-        if p.is_file():
-            p.unlink()
+    """Before a resumable stage continues a killed run: drop what its interrupted atomic writes left (temp
+    files and folders of `pipeline.io`) and any stale manifest."""
+    io.remove_temps(partial)
     (partial / MANIFEST).unlink(missing_ok=True)
 
 
 def _publish(partial: Path, final: Path, old: Path) -> None:
-    """Rename the finished partial folder into place; an existing folder (forced rerun) is swapped out."""
-    if final.exists():
-        if old.exists():
-            shutil.rmtree(old)
-        os.replace(final, old)
-        os.replace(partial, final)
-        shutil.rmtree(old)
-    else:
-        os.replace(partial, final)
+    """Rename the finished partial folder into place; an existing folder (forced rerun) is swapped out through
+    `<key>.old`, which `_recover_swap` finishes after a kill."""
+    io.move_into_place(partial, final, old)
 
 
 @contextlib.contextmanager

@@ -8,27 +8,48 @@ last and renames the folder into place. A stage never writes outside `ctx.out_di
 
 Why a class per stage and not a function: the runner needs the static parts (name, inputs, params model,
 version) before it runs anything, to validate a recipe and to compute keys for every arm of an ablation.
+
+A stage is generic over its params model: `class FilterStage(Stage[FilterParams])` declares the model once,
+`params_model` is taken from it, and `ctx.params` is a `FilterParams` to the type checker.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
-if TYPE_CHECKING:  # pragma: no cover
-    from pipeline.recipe import Recipe
+from pipeline.parallel import ordered_map
 
 
 class StageParams(BaseModel):
     """Base of every stage's params model: unknown keys are a recipe error, values are immutable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+P = TypeVar("P", bound=StageParams)
+
+
+class RecipeView(Protocol):
+    """What a stage may read of the recipe (`pipeline.recipe.Recipe` is one; tests pass simpler objects)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def sources(self) -> Sequence[Any]: ...
+
+    @property
+    def path(self) -> Path | None: ...
 
 
 @dataclass
@@ -179,13 +200,13 @@ class StageInput:
 
 
 @dataclass
-class StageContext:
+class StageContext(Generic[P]):
     """Everything a stage may use. `out_dir` exists and is the only place the stage writes."""
 
     out_dir: Path
-    params: StageParams
+    params: P
     inputs: dict[str, StageInput]
-    recipe: Recipe
+    recipe: RecipeView
     workers: int = 1
     arm: dict[str, str] = field(default_factory=dict)  # variant name -> value of the arm being run
 
@@ -200,31 +221,61 @@ class StageContext:
         `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
         number of workers. Shows a progress bar when `desc` is given.
         """
-        from pipeline.parallel import ordered_map
-
         return ordered_map(fn, items, workers=self.workers, desc=desc, total=total)
 
 
-class Stage:
-    """Base class of a pipeline stage. Subclasses set the ClassVars and implement `run`."""
+def package_versions(*dists: str) -> dict[str, str]:
+    """Installed versions of distributions ("missing" when absent), for a stage's `fingerprint`: code outside
+    this project whose upgrade can change the stage's output (MeCab's dictionary, `tokenizers`)."""
+    out = {}
+    for d in dists:
+        try:
+            out[d] = metadata.version(d)
+        except metadata.PackageNotFoundError:
+            out[d] = "missing"
+    return out
+
+
+class Stage(Generic[P]):
+    """Base class of a pipeline stage: `class MyStage(Stage[MyParams])`, set the ClassVars, implement `run`.
+
+    name:          the stage's name in recipes, folders and reports
+    version:       bump it when the same params would now give different output (it is part of the key)
+    inputs:        names of the upstream stages it reads (`ctx.inputs[name]`)
+    params_model:  taken from `Stage[MyParams]`; its section of the recipe (`stages.<name>`)
+    resumable:     the runner keeps a killed run's partial folder for `run` to continue
+    sources_model: the model of the recipe's `sources:` entries, for the stage that reads them (collect);
+                   the recipe validates `sources` with it and the sources become part of this stage's key.
+                   It must have `name` and `path` fields.
+    variant_field: the param that the variant shorthand `NAME: [a, b]` sets
+    input_paths:   params that name input files (`"benchmarks.*.path"`: the `path` of every item of the list
+                   `benchmarks`; `"report_texts.*"`: every item of that list of paths). Relative paths there
+                   are resolved against the recipe's folder, and their locations are taken out of the key
+                   (`fingerprint` must cover the files' contents instead).
+    """
 
     name: ClassVar[str]
-    version: ClassVar[str] = "1"  # bump when the output for the same params changes
-    inputs: ClassVar[tuple[str, ...]] = ()  # names of upstream stages this one reads
+    version: ClassVar[str] = "1"
+    inputs: ClassVar[tuple[str, ...]] = ()
     params_model: ClassVar[type[StageParams]] = StageParams
-    resumable: ClassVar[bool] = False  # True: the runner keeps a killed run's partial folder for `run` to resume
-    uses_sources: ClassVar[bool] = False  # True: the recipe's `sources` are part of the key (collect)
+    resumable: ClassVar[bool] = False
+    sources_model: ClassVar[type[BaseModel] | None] = None
+    variant_field: ClassVar[str] = "enabled"
+    input_paths: ClassVar[tuple[str, ...]] = ()
 
-    def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is Stage:
+                (model,) = get_args(base)
+                if isinstance(model, type) and issubclass(model, StageParams):
+                    cls.params_model = model
+
+    def fingerprint(self, ctx: StageContext[P]) -> dict[str, Any]:
         """Extra material for the cache key: the contents (`pipeline.filehash` digests) of files outside the
         workdir that the stage reads (sources, benchmark files); their paths are not part of the key. Must be
         cheap on a rerun, which the digest memo makes it."""
         return {}
 
-    def run(self, ctx: StageContext) -> StageResult:  # pragma: no cover - abstract
+    def run(self, ctx: StageContext[P]) -> StageResult:  # pragma: no cover - abstract
         raise NotImplementedError
-
-
-def json_line(obj: Any) -> str:
-    """Deterministic JSON line (sorted keys, UTF-8 kept) for outputs that must be byte-identical."""
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"

@@ -1,34 +1,50 @@
 """Every stage of the pipeline, in dependency order: the one place that declares the stage graph.
 
-Entries are import paths so that `klue --help` and recipe validation do not import torch or MeCab.
+Entries are import paths so that `klue --help` and recipe validation do not import torch or MeCab. Stage X
+lives in `<package>/stages/X.py`, with its params model beside it.
 """
 
 from __future__ import annotations
 
-import importlib
-from functools import cache
+from collections.abc import Mapping
+from typing import Any
 
+from pipeline.registry import Registry, RegistryError
 from pipeline.stage import Stage
 
 STAGE_CLASSES: dict[str, str] = {
-    "collect": "corpora.collect:CollectStage",
-    "filter": "corpora.stages:FilterStage",
-    "dedup": "corpora.stages:DedupStage",
-    "decontaminate": "corpora.stages:DecontaminateStage",
-    "pii_detect": "corpora.pii.stage:PiiDetectStage",
-    "pii": "corpora.pii.stage:PiiReplaceStage",
-    "pretokenize": "tokenizer.stages:PretokenizeStage",
-    "vocab": "tokenizer.stages:VocabStage",
-    "encode": "pretrain.stages:EncodeStage",
-    "pretrain": "pretrain.stages:PretrainStage",
+    "collect": "corpora.stages.collect:CollectStage",
+    "filter": "corpora.stages.filter:FilterStage",
+    "dedup": "corpora.stages.dedup:DedupStage",
+    "decontaminate": "corpora.stages.decontaminate:DecontaminateStage",
+    "pii_detect": "corpora.stages.pii_detect:PiiDetectStage",
+    "pii": "corpora.stages.pii:PiiReplaceStage",
+    "pretokenize": "tokenizer.stages.pretokenize:PretokenizeStage",
+    "vocab": "tokenizer.stages.vocab:VocabStage",
+    "encode": "pretrain.stages.encode:EncodeStage",
+    "pretrain": "pretrain.stages.pretrain:PretrainStage",
 }
 
-STAGE_ORDER: tuple[str, ...] = tuple(STAGE_CLASSES)
+
+def check_stage(name: str, cls: Any) -> None:
+    """A registered stage must be a Stage subclass that declares the name it is registered under."""
+    if not (isinstance(cls, type) and issubclass(cls, Stage)):
+        raise RegistryError(f"stage {name!r}: {cls!r} is not a pipeline.stage.Stage subclass")
+    if getattr(cls, "name", None) != name:
+        raise RegistryError(f"stage {name!r}: class {cls.__qualname__} declares name {getattr(cls, 'name', None)!r}")
 
 
-@cache
-def stage_class(name: str) -> type[Stage]:
-    module, _, attr = STAGE_CLASSES[name].partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    assert cls.name == name, f"{STAGE_CLASSES[name]} declares name {cls.name!r}"
-    return cls
+StageRegistry = Registry[type[Stage[Any]]]
+
+
+def stage_registry(entries: Mapping[str, str | type[Stage[Any]]]) -> StageRegistry:
+    """A stage graph: name -> stage class (or its import path), in topological order."""
+    return Registry("stage", entries, check=check_stage)
+
+
+def registry_from_spec(spec: str) -> StageRegistry:
+    """The graph named by `module:ATTR` (a dict or Registry of stages), for `klue run --registry`."""
+    return Registry.from_spec("stage", spec, check=check_stage)
+
+
+STAGES: StageRegistry = stage_registry(STAGE_CLASSES)

@@ -117,8 +117,9 @@ class PackedSamples:
         parts = [self.sample(i) for i in indices]
         out = {"input_ids": torch.from_numpy(np.stack([p[0] for p in parts])),
                "attention_mask": torch.from_numpy(np.stack([p[1] for p in parts]))}
-        if parts and parts[0][2] is not None:
-            out["word_starts"] = torch.from_numpy(np.stack([p[2] for p in parts]))
+        starts = [p[2] for p in parts if p[2] is not None]
+        if parts and len(starts) == len(parts):
+            out["word_starts"] = torch.from_numpy(np.stack(starts))
         return out
 
 

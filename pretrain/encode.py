@@ -20,7 +20,7 @@ not depend on shard sizes or the number of workers.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,6 +31,7 @@ import numpy as np
 import xxhash
 
 from corpora.shards import Doc, iter_docs
+from pipeline import io
 from pipeline.stage import Funnel
 
 SPLITS = ("train", "eval")
@@ -107,9 +108,9 @@ class _SplitWriter:
         self.paths = {"tokens": folder / f"{stem}.tokens", "docs": folder / f"{stem}.docs.npy"}
         if word_info:
             self.paths["words"] = folder / f"{stem}.words"
-        self.tmp = {k: p.with_name(f".{p.name}.tmp-{os.getpid()}") for k, p in self.paths.items()}
-        self.f_tok = open(self.tmp["tokens"], "wb")
-        self.f_words = open(self.tmp["words"], "wb") if word_info else None
+        self._files = contextlib.ExitStack()  # one atomic file per output, renamed on close
+        self.f_tok = self._files.enter_context(io.atomic_file(self.paths["tokens"], "wb"))
+        self.f_words = self._files.enter_context(io.atomic_file(self.paths["words"], "wb")) if word_info else None
         self.dtype = dtype
         self.starts: list[int] = [0]
         self.n_tokens = 0
@@ -123,13 +124,9 @@ class _SplitWriter:
         self.starts.append(self.n_tokens)
 
     def close(self) -> None:
-        self.f_tok.close()
-        if self.f_words is not None:
-            self.f_words.close()
-        with open(self.tmp["docs"], "wb") as f:
-            np.save(f, np.asarray(self.starts, dtype=np.int64), allow_pickle=False)
-        for k, p in self.paths.items():
-            os.replace(self.tmp[k], p)
+        f = self._files.enter_context(io.atomic_file(self.paths["docs"], "wb"))
+        np.save(f, np.asarray(self.starts, dtype=np.int64), allow_pickle=False)
+        self._files.close()
 
 
 def _batches(docs: Iterator[Doc], n: int) -> Iterator[list[Doc]]:
@@ -194,7 +191,5 @@ def write_index(out_dir: Path, results: list[ShardResult], *, vocab_size: int, w
             s: [{"stem": r.stem, "tokens": r.tokens[s], "docs": r.docs[s]} for r in results] for s in SPLITS
         },
     }
-    tmp = out_dir / ".index.json.tmp"
-    tmp.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, out_dir / "index.json")
+    io.write_json(out_dir / "index.json", index, indent=1, ensure_ascii=True)
     return index

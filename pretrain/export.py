@@ -57,7 +57,7 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
         hint = " (a DeepSpeed checkpoint: consolidate it with DeepSpeed's zero_to_fp32.py first)" if cfg.deepspeed else ""
         raise ExportError(f"{ckpt}: model.safetensors missing{hint}")
     tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
-    model_cfg = build_config(cfg.model_size, vocab_size=len(tok), seq_len=cfg.seq_len,
+    model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len,
                              pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
                              eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
     model = build_model(model_cfg, cfg.seed)

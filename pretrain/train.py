@@ -1,29 +1,33 @@
 """The MLM pretraining loop, readable top to bottom: `python -m pretrain.train CONFIG.json`.
 
 Runs in-process (one CPU process) or once per rank under `torchrun` / `accelerate launch` (gloo on CPU, nccl on
-GPU, optionally DeepSpeed ZeRO 1/2/3). What it does, in order:
-  1. read the config; build the tokenizer, the RoBERTa config and a seeded model;
+GPU, optionally DeepSpeed ZeRO 1/2/3). `train()` does, in order:
+  1. build the accelerator, the tokenizer, the packed samples and a seeded model with its optimizer;
   2. resume from the newest complete checkpoint in `<out_dir>/checkpoints/` if there is one;
   3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, step, micro, rank) and masked
      on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step;
   4. log loss / lr / tokens/s (and MFU on GPU) to metrics.jsonl and TensorBoard; evaluate every `eval_every`;
      checkpoint every `checkpoint_every` steps (atomically: written under a temp name, then renamed);
-  5. export `final/` (safetensors model + tokenizer) and `loss_curve.png`.
-Because the data order and the masks are functions of the step number, a resumed run reads no sample twice
-and, on CPU, reproduces the uninterrupted loss curve step for step.
+  5. export `final/` (safetensors model + tokenizer), `summary.json` and `loss_curve.png`.
+The pieces it calls are the named functions below it: `micro_batch`, `evaluate`, `log_row`, `save_checkpoint`,
+`resume`, `export_final`, `plot_loss_curve`. Because the data order and the masks are functions of the step
+number, a resumed run reads no sample twice and, on CPU, reproduces the uninterrupted loss curve step for step.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import model_validator
+
+from pipeline import io
+from pretrain.stages.pretrain import PretrainParams
 
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "train_state.json"
@@ -33,40 +37,29 @@ DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
 PEAK_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10G": 125e12, "L4": 121e12}
 
 
-class TrainConfig(BaseModel):
-    """Everything the loop needs; written by the pretrain stage as JSON next to its outputs."""
+class TrainConfig(PretrainParams):
+    """Everything the loop needs: the pretrain stage's params (`PretrainParams`, the recipe's
+    `stages.pretrain`), plus the run's paths and seed, `max_steps` resolved (epochs applied), and optimizer
+    constants that recipes do not set. The stage writes it as `train_config.json` next to its outputs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+    max_steps: int = 500
     encode_dir: str
     tokenizer_dir: str
     out_dir: str
     seed: int = 42
-    model_size: Literal["tiny", "small", "base", "large"] = "tiny"
-    model_overrides: dict[str, Any] = {}
-    seq_len: int = 128
-    micro_batch_size: int = 32
-    grad_accum: int = 1
-    lr: float = 1e-3
-    weight_decay: float = 0.01
-    adam_betas: tuple[float, float] = (0.9, 0.98)
+    adam_betas: tuple[float, float] = (0.9, 0.98)  # RoBERTa's (Liu et al. 2019, sec. 3.1)
     adam_eps: float = 1e-6
-    warmup_steps: int = 50
-    max_steps: int = 500
     min_lr_ratio: float = 0.0
-    time_budget_s: float | None = None
-    max_grad_norm: float = 1.0
-    mlm_probability: float = 0.15
-    whole_word_mask: bool = False
-    eval_every: int = 100
-    eval_batches: int = 10
-    log_every: int = 10
-    checkpoint_every: int = 100
-    keep_checkpoints: int = 2
-    deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
-    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
-    threads: int | None = None
     halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_names(cls, data: Any) -> Any:
+        """train_config.json files written before the config was built from PretrainParams."""
+        if isinstance(data, dict):
+            renames = {"model_size": "model", "micro_batch_size": "batch_size"}
+            data = {renames.get(k, k): v for k, v in data.items()}
+        return data
 
 
 class Halted(RuntimeError):
@@ -98,7 +91,7 @@ def resolve_mixed_precision(choice: str) -> str:
 def deepspeed_config(cfg: TrainConfig, mixed_precision: str) -> dict[str, Any]:
     """The shipped ZeRO JSON with its "auto" fields filled from the training config."""
     ds = json.loads((DEEPSPEED_DIR / f"{cfg.deepspeed}.json").read_text())
-    ds["train_micro_batch_size_per_gpu"] = cfg.micro_batch_size
+    ds["train_micro_batch_size_per_gpu"] = cfg.batch_size
     ds["gradient_accumulation_steps"] = cfg.grad_accum
     ds["gradient_clipping"] = cfg.max_grad_norm
     ds["bf16"] = {"enabled": mixed_precision == "bf16"}
@@ -121,9 +114,7 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
 
 
 def _rewrite_metrics(path: Path, rows: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
-    os.replace(tmp, path)
+    io.write_text(path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
 
 
 def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
@@ -155,10 +146,9 @@ def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
         labels.append(line.get_label())
     ax.legend(handles, labels, fontsize="small")
     fig.tight_layout()
-    tmp = path.with_name(f".{path.stem}.tmp.png")
-    fig.savefig(tmp, metadata={"Software": None})
+    with io.atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", metadata={"Software": None})
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def export_final(mlm: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any] | None = None) -> None:
@@ -166,29 +156,168 @@ def export_final(mlm: Any, tokenizer: Any, final: Path, state_dict: dict[str, An
 
     The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
     """
-    tmp = final.with_name(f".{final.name}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
     mlm.config.architectures = ["RobertaForMaskedLM"]
-    mlm.save_pretrained(tmp, state_dict=state_dict)
-    # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
-    # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
-    tokenizer.model_max_length = mlm.config.max_position_embeddings - mlm.config.pad_token_id - 1
-    tokenizer.save_pretrained(tmp)
-    if final.exists():
-        shutil.rmtree(final)
-    os.replace(tmp, final)
+    with io.atomic_path(final, replace_dir=True) as tmp:
+        mlm.save_pretrained(tmp, state_dict=state_dict)
+        # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
+        # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
+        tokenizer.model_max_length = mlm.config.max_position_embeddings - mlm.config.pad_token_id - 1
+        tokenizer.save_pretrained(tmp)
 
 
 def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run (or resume) training to `max_steps`; returns the summary also written to `summary.json`."""
     import torch
-    from accelerate import Accelerator
-    from accelerate.state import AcceleratorState, GradientState
-    from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
+    from accelerate.utils import set_seed
+    from tqdm.auto import tqdm
+    from transformers import AutoTokenizer
 
-    out_dir = Path(cfg.out_dir)
+    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream
+    from pretrain.model import SparseMLM, build_config, build_model
+
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    accelerator = make_accelerator(cfg)
+    try:
+        # -- data, model, optimizer ---------------------------------------------------------------------
+        world, rank = accelerator.num_processes, accelerator.process_index
+        tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
+        special = SpecialIds.from_tokenizer(tok)
+        train_samples = PackedSamples(TokenStream(Path(cfg.encode_dir), "train"), cfg.seq_len, special)
+        eval_stream = TokenStream(Path(cfg.encode_dir), "eval")
+        eval_samples = PackedSamples(eval_stream, cfg.seq_len, special) if len(eval_stream) else None
+        order = SampleOrder(len(train_samples), cfg.seed, cfg.batch_size, cfg.grad_accum, world)
+
+        model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len,
+                                 pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
+                                 eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
+        model = SparseMLM(build_model(model_cfg, cfg.seed))
+        n_params = sum(p.numel() for p in model.parameters())
+        decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
+        no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
+        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                                       {"params": no_decay, "weight_decay": 0.0}],
+                                      lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps)
+        model, optimizer = accelerator.prepare(model, optimizer)
+        set_seed(cfg.seed + rank)  # dropout streams differ per rank; restored from checkpoints on resume
+        run = Run(cfg, accelerator, model, optimizer, special, order)
+
+        # -- resume -------------------------------------------------------------------------------------
+        step, elapsed_before, tokens_seen = resume(run)
+        accelerator.init_trackers("tensorboard")
+        peak = None
+        if torch.cuda.is_available():
+            name = torch.cuda.get_device_name()
+            peak = next((v for k, v in PEAK_FLOPS.items() if k in name), None)
+
+        # -- the loop -----------------------------------------------------------------------------------
+        model.train()
+        t_start = time.perf_counter()
+        window_loss, window_tokens, window_t = [], 0, time.perf_counter()
+        bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not run.main, unit="step")
+        while step < cfg.max_steps:
+            elapsed = elapsed_before + time.perf_counter() - t_start
+            progress = None
+            if cfg.time_budget_s:
+                if elapsed >= cfg.time_budget_s:
+                    accelerator.print(f"wall-clock budget of {cfg.time_budget_s:.0f}s reached at step {step}")
+                    break
+                progress = max((step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps),
+                               elapsed / cfg.time_budget_s)
+            lr = cfg.lr * lr_factor(step, cfg, progress)
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            step_loss = torch.zeros((), device=accelerator.device)
+            for a in range(cfg.grad_accum):
+                b = micro_batch(run, step, a, rank, train_samples, order.indices(step, a, rank))
+                with accelerator.accumulate(model):
+                    loss = model(**b)
+                    accelerator.backward(loss)
+                    if accelerator.sync_gradients:
+                        accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                step_loss += loss.detach() / cfg.grad_accum
+                window_tokens += int(b["input_ids"].numel())
+            step += 1
+            mean_loss = float(accelerator.reduce(step_loss, "mean"))
+            window_loss.append(mean_loss)
+            tokens_seen += order.per_step * cfg.seq_len
+            bar.update(1)
+            row: dict[str, Any] = {}
+            if step % cfg.log_every == 0 or step == cfg.max_steps:
+                dt = time.perf_counter() - window_t
+                tps = window_tokens * world / dt
+                row = {"step": step, "loss": sum(window_loss) / len(window_loss), "lr": lr, "tokens_per_s": tps,
+                       "epoch": order.epoch(step)}
+                if peak:
+                    row["mfu"] = 6 * n_params * tps / (peak * world)
+                window_loss, window_tokens, window_t = [], 0, time.perf_counter()
+                bar.set_postfix(loss=f"{row['loss']:.3f}", tok_s=f"{tps:.0f}")
+            if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
+                row = {**row, "step": step, **evaluate(run, eval_samples)}
+            if row:
+                log_row(run, row)
+            if step % cfg.checkpoint_every == 0 and step < cfg.max_steps:
+                save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
+            if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
+                bar.close()
+                raise Halted(f"halted after step {step} (halt_after_step)")
+        bar.close()
+        if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
+            # the wall-clock budget ended the run between evaluations: the final model still gets one
+            log_row(run, {"step": step, **evaluate(run, eval_samples)})
+
+        # -- export -------------------------------------------------------------------------------------
+        state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards
+        if run.main:
+            export_final(accelerator.unwrap_model(model).mlm, tok, run.out_dir / "final",
+                         state_dict={k.removeprefix("mlm."): v for k, v in state_dict.items()})
+        accelerator.wait_for_everyone()
+        summary = summarize(run, step, tokens_seen, n_params)
+        if run.main:
+            plot_loss_curve(read_metrics(run.metrics_path), run.out_dir / "loss_curve.png")
+            io.write_json(run.out_dir / "summary.json", summary, indent=1, ensure_ascii=True)
+        accelerator.wait_for_everyone()
+        return summary
+    finally:
+        release(accelerator)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what the loop calls
+
+
+@dataclass
+class Run:
+    """What the loop shares with the functions it calls (instead of closures over its locals)."""
+
+    cfg: TrainConfig
+    accelerator: Any
+    model: Any
+    optimizer: Any
+    special: Any  # pretrain.data.SpecialIds
+    order: Any  # pretrain.data.SampleOrder
+
+    @property
+    def out_dir(self) -> Path:
+        return Path(self.cfg.out_dir)
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.out_dir / "metrics.jsonl"
+
+    @property
+    def main(self) -> bool:
+        return bool(self.accelerator.is_main_process)
+
+
+def make_accelerator(cfg: TrainConfig) -> Any:
+    """The `Accelerator` for this config: CPU or GPU, mixed precision, optionally a DeepSpeed ZeRO plugin."""
+    import torch
+    from accelerate import Accelerator
+    from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
+
     precision = resolve_mixed_precision(cfg.mixed_precision)
     plugin, handlers = None, []
     if cfg.deepspeed:
@@ -205,221 +334,137 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         deepspeed_plugin=plugin,
         kwargs_handlers=handlers,
         log_with="tensorboard",
-        project_dir=str(out_dir),
+        project_dir=cfg.out_dir,
     )
-    try:
-        if cfg.deepspeed and accelerator.distributed_type != DistributedType.DEEPSPEED:
-            raise RuntimeError(f"deepspeed={cfg.deepspeed} requested but accelerate runs "
-                               f"{accelerator.distributed_type}; launch with torchrun (see pretrain.stages.launch)")
-        return _run(cfg, accelerator, out_dir)
-    finally:
-        accelerator.end_training()
-        # The accelerate state is a process-wide singleton: reset it so a second run in the same process
-        # (tests, notebooks) starts clean.
-        AcceleratorState._reset_state(True)
-        GradientState._reset_state()
+    if cfg.deepspeed and accelerator.distributed_type != DistributedType.DEEPSPEED:
+        release(accelerator)
+        raise RuntimeError(f"deepspeed={cfg.deepspeed} requested but accelerate runs "
+                           f"{accelerator.distributed_type}; launch with torchrun (see pretrain.stages.pretrain.launch)")
+    return accelerator
 
 
-def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
+def release(accelerator: Any) -> None:
+    """End the trackers and reset accelerate's process-wide state, so a second run in the same process
+    (tests, notebooks) starts clean."""
+    from accelerate.state import AcceleratorState, GradientState
+
+    accelerator.end_training()
+    AcceleratorState._reset_state(True)
+    GradientState._reset_state()
+
+
+def micro_batch(run: Run, s: int, a: int, r: int, samples: Any, indices: list[int]) -> dict[str, Any]:
+    """Samples `indices`, masked with the generator of coordinates (seed, step s, micro-batch a, rank r)."""
+    from pretrain.data import mask_tokens, step_generator
+
+    cfg, dev = run.cfg, run.accelerator.device
+    b = samples.batch(indices)
+    ids, labels = mask_tokens(b["input_ids"], run.special, step_generator(cfg.seed, s, a, r),
+                             mlm_probability=cfg.mlm_probability, word_starts=b.get("word_starts"),
+                             whole_word=cfg.whole_word_mask)
+    att = b["attention_mask"]
+    out = {"input_ids": ids.to(dev), "labels": labels.to(dev)}
+    if not bool(att.all()):  # packed samples need no mask; only the short last one does
+        out["attention_mask"] = att.to(dev)
+    return out
+
+
+def evaluate(run: Run, eval_samples: Any) -> dict[str, float]:
+    """Held-out loss over a fixed set of samples with fixed masks: `eval_loss` over every predicted token,
+    as RoBERTa reports it, `eval_mask_loss` over the positions whose input is [MASK] only, and
+    `eval_order_gain`: the [MASK] loss with the context words shuffled minus the same loss with them intact.
+
+    Why: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
+    long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
+    [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
+    everything). `eval_mask_loss` says whether the model uses context; `eval_order_gain` (nats) whether it
+    uses the order of that context: ~0 means a bag-of-words model, still in the plateau."""
     import torch
-    from accelerate.utils import set_seed
-    from tqdm.auto import tqdm
-    from transformers import AutoTokenizer
 
-    from pretrain.data import (
-        PackedSamples,
-        SampleOrder,
-        SpecialIds,
-        TokenStream,
-        mask_tokens,
-        shuffle_context,
-        step_generator,
-    )
-    from pretrain.model import SparseMLM, build_config, build_model
+    from pretrain.data import shuffle_context, step_generator
 
-    rank, world, main = accelerator.process_index, accelerator.num_processes, accelerator.is_main_process
-    tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
-    special = SpecialIds.from_tokenizer(tok)
-    train_samples = PackedSamples(TokenStream(Path(cfg.encode_dir), "train"), cfg.seq_len, special)
-    eval_stream = TokenStream(Path(cfg.encode_dir), "eval")
-    eval_samples = PackedSamples(eval_stream, cfg.seq_len, special) if len(eval_stream) else None
-    order = SampleOrder(len(train_samples), cfg.seed, cfg.micro_batch_size, cfg.grad_accum, world)
-
-    model_cfg = build_config(cfg.model_size, vocab_size=len(tok), seq_len=cfg.seq_len,
-                             pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
-                             eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
-    model = SparseMLM(build_model(model_cfg, cfg.seed))
-    n_params = sum(p.numel() for p in model.parameters())
-    decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
-    no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps)
-    model, optimizer = accelerator.prepare(model, optimizer)
-    set_seed(cfg.seed + rank)  # dropout streams differ per rank; restored from checkpoints on resume
-
-    # -- resume -------------------------------------------------------------------------------------------
-    metrics_path = out_dir / "metrics.jsonl"
-    step, elapsed_before, tokens_before = 0, 0.0, 0
-    if main:
-        for stale in (out_dir / CHECKPOINTS).glob(".partial-*"):
-            shutil.rmtree(stale, ignore_errors=True)
-    accelerator.wait_for_everyone()
-    ckpt = find_checkpoint(out_dir)
-    if ckpt is not None:
-        state = json.loads((ckpt / STATE_FILE).read_text())
-        if state["world_size"] != world or state["per_step"] != order.per_step:
-            raise ValueError(f"{ckpt}: written with world_size={state['world_size']} and "
-                             f"{state['per_step']} samples/step; this run has {world} and {order.per_step}")
-        accelerator.load_state(str(ckpt))
-        step, elapsed_before, tokens_before = state["step"], state["elapsed_s"], state["tokens"]
-        accelerator.print(f"resuming from {ckpt.name} (step {step})")
-        if main:  # lines logged after the checkpoint belong to the lost part of the run
-            _rewrite_metrics(metrics_path, [m for m in read_metrics(metrics_path) if m["step"] <= step])
-    accelerator.init_trackers("tensorboard")
-
-    # -- helpers --------------------------------------------------------------------------------------------
-    def micro_batch(s: int, a: int, r: int, samples: PackedSamples, indices: list[int]) -> dict[str, Any]:
-        b = samples.batch(indices)
-        ids, labels = mask_tokens(b["input_ids"], special, step_generator(cfg.seed, s, a, r),
-                                  mlm_probability=cfg.mlm_probability, word_starts=b.get("word_starts"),
-                                  whole_word=cfg.whole_word_mask)
-        att = b["attention_mask"]
-        out = {"input_ids": ids.to(accelerator.device), "labels": labels.to(accelerator.device)}
-        if not bool(att.all()):  # packed samples need no mask; only the short last one does
-            out["attention_mask"] = att.to(accelerator.device)
-        return out
-
-    def evaluate() -> dict[str, float]:
-        """Held-out loss over a fixed set of samples with fixed masks: `eval_loss` over every predicted token,
-        as RoBERTa reports it, `eval_mask_loss` over the positions whose input is [MASK] only, and
-        `eval_order_gain`: the [MASK] loss with the context words shuffled minus the same loss with them intact.
-
-        Why: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
-        long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
-        [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
-        everything). `eval_mask_loss` says whether the model uses context; `eval_order_gain` (nats) whether it
-        uses the order of that context: ~0 means a bag-of-words model, still in the plateau."""
-        model.eval()
-        dev = accelerator.device
-        # loss all, count all, loss at [MASK], count [MASK], loss at [MASK] with shuffled context
-        sums = torch.zeros(5, device=dev, dtype=torch.float64)
-        n = len(eval_samples)
-        with torch.no_grad():
-            for k in range(cfg.eval_batches):
-                first = (k * world + rank) * cfg.micro_batch_size
-                idx = [(first + j) % n for j in range(cfg.micro_batch_size)]
-                b = micro_batch(EVAL_STEP, k, rank, eval_samples, idx)
-                losses = model(**b, per_token=True).double()
-                at_mask = b["input_ids"][b["labels"] != -100] == special.mask
-                shuffled = shuffle_context(b["input_ids"].cpu(), b["labels"].cpu(), special,
-                                           step_generator(cfg.seed, EVAL_STEP, k, rank, 1))
-                shuffled_losses = model(**{**b, "input_ids": shuffled.to(dev)}, per_token=True).double()
-                sums += torch.stack([losses.sum(), torch.tensor(float(losses.numel()), device=dev),
-                                     losses[at_mask].sum(), at_mask.sum().double(),
-                                     shuffled_losses[at_mask].sum()])
-        model.train()
-        sums = accelerator.reduce(sums, "sum")
-        return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
-                "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1)),
-                "eval_order_gain": float((sums[4] - sums[2]) / sums[3].clamp(min=1))}
-
-    def log_row(row: dict[str, Any]) -> None:
-        """One line of metrics.jsonl (main process) and the same values to the trackers."""
-        accelerator.log({k: v for k, v in row.items() if k != "step"}, step=row["step"])
-        if main:
-            with open(metrics_path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(row, sort_keys=True) + "\n")
-
-    def save_checkpoint(s: int, elapsed: float, tokens: int) -> None:
-        ckpt_root = out_dir / CHECKPOINTS
-        final, tmp = ckpt_root / f"step-{s:08d}", ckpt_root / f".partial-step-{s:08d}"
-        accelerator.save_state(str(tmp))  # model (safetensors), optimizer, RNG states of every rank
-        accelerator.wait_for_everyone()
-        if main:
-            state = {"step": s, "elapsed_s": elapsed, "tokens": tokens, "world_size": world,
-                     "per_step": order.per_step, "samples_read": s * order.per_step}
-            (tmp / STATE_FILE).write_text(json.dumps(state, sort_keys=True) + "\n")
-            os.replace(tmp, final)
-            for old in sorted(ckpt_root.glob("step-*"))[:-cfg.keep_checkpoints]:
-                shutil.rmtree(old, ignore_errors=True)
-        accelerator.wait_for_everyone()
-
-    peak = None
-    if torch.cuda.is_available():
-        name = torch.cuda.get_device_name()
-        peak = next((v for k, v in PEAK_FLOPS.items() if k in name), None)
-
-    # -- the loop ---------------------------------------------------------------------------------------------
+    cfg, accelerator, model, special = run.cfg, run.accelerator, run.model, run.special
+    rank, world, dev = accelerator.process_index, accelerator.num_processes, accelerator.device
+    model.eval()
+    # loss all, count all, loss at [MASK], count [MASK], loss at [MASK] with shuffled context
+    sums = torch.zeros(5, device=dev, dtype=torch.float64)
+    n = len(eval_samples)
+    with torch.no_grad():
+        for k in range(cfg.eval_batches):
+            first = (k * world + rank) * cfg.batch_size
+            idx = [(first + j) % n for j in range(cfg.batch_size)]
+            b = micro_batch(run, EVAL_STEP, k, rank, eval_samples, idx)
+            losses = model(**b, per_token=True).double()
+            at_mask = b["input_ids"][b["labels"] != -100] == special.mask
+            shuffled = shuffle_context(b["input_ids"].cpu(), b["labels"].cpu(), special,
+                                       step_generator(cfg.seed, EVAL_STEP, k, rank, 1))
+            shuffled_losses = model(**{**b, "input_ids": shuffled.to(dev)}, per_token=True).double()
+            sums += torch.stack([losses.sum(), torch.tensor(float(losses.numel()), device=dev),
+                                 losses[at_mask].sum(), at_mask.sum().double(),
+                                 shuffled_losses[at_mask].sum()])
     model.train()
-    t_start = time.perf_counter()
-    tokens_seen = tokens_before
-    window_loss, window_tokens, window_t = [], 0, time.perf_counter()
-    bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not main, unit="step")
-    while step < cfg.max_steps:
-        elapsed = elapsed_before + time.perf_counter() - t_start
-        progress = None
-        if cfg.time_budget_s:
-            if elapsed >= cfg.time_budget_s:
-                accelerator.print(f"wall-clock budget of {cfg.time_budget_s:.0f}s reached at step {step}")
-                break
-            progress = max((step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps),
-                           elapsed / cfg.time_budget_s)
-        lr = cfg.lr * lr_factor(step, cfg, progress)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        step_loss = torch.zeros((), device=accelerator.device)
-        for a in range(cfg.grad_accum):
-            b = micro_batch(step, a, rank, train_samples, order.indices(step, a, rank))
-            with accelerator.accumulate(model):
-                loss = model(**b)
-                accelerator.backward(loss)
-                if accelerator.sync_gradients:
-                    accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                optimizer.zero_grad()
-            step_loss += loss.detach() / cfg.grad_accum
-            window_tokens += int(b["input_ids"].numel())
-        step += 1
-        mean_loss = float(accelerator.reduce(step_loss, "mean"))
-        window_loss.append(mean_loss)
-        tokens_seen += order.per_step * cfg.seq_len
-        bar.update(1)
-        row: dict[str, Any] = {}
-        if step % cfg.log_every == 0 or step == cfg.max_steps:
-            dt = time.perf_counter() - window_t
-            tps = window_tokens * world / dt
-            row = {"step": step, "loss": sum(window_loss) / len(window_loss), "lr": lr, "tokens_per_s": tps,
-                   "epoch": order.epoch(step)}
-            if peak:
-                row["mfu"] = 6 * n_params * tps / (peak * world)
-            window_loss, window_tokens, window_t = [], 0, time.perf_counter()
-            bar.set_postfix(loss=f"{row['loss']:.3f}", tok_s=f"{tps:.0f}")
-        if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
-            row = {**row, "step": step, **evaluate()}
-        if row:
-            log_row(row)
-        if step % cfg.checkpoint_every == 0 and step < cfg.max_steps:
-            save_checkpoint(step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
-        if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
-            bar.close()
-            raise Halted(f"halted after step {step} (halt_after_step)")
-    bar.close()
-    if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
-        # the wall-clock budget ended the run between evaluations: the final model still gets one
-        log_row({"step": step, **evaluate()})
+    sums = accelerator.reduce(sums, "sum")
+    return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
+            "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1)),
+            "eval_order_gain": float((sums[4] - sums[2]) / sums[3].clamp(min=1))}
 
-    # -- export -----------------------------------------------------------------------------------------------
-    state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards
-    final = out_dir / "final"
-    if main:
-        export_final(accelerator.unwrap_model(model).mlm, tok, final,
-                     state_dict={k.removeprefix("mlm."): v for k, v in state_dict.items()})
+
+def log_row(run: Run, row: dict[str, Any]) -> None:
+    """One line of metrics.jsonl (main process) and the same values to the trackers."""
+    run.accelerator.log({k: v for k, v in row.items() if k != "step"}, step=row["step"])
+    if run.main:
+        with open(run.metrics_path, "a", encoding="utf-8") as f:  # appended: a killed run keeps its lines
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+
+
+def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int) -> None:
+    """`checkpoints/step-NNNNNNNN/`: model (safetensors), optimizer and RNG states of every rank, and
+    `train_state.json`; written under a temp name and renamed when complete. Keeps `keep_checkpoints`."""
+    accelerator, ckpt_root = run.accelerator, run.out_dir / CHECKPOINTS
+    final = ckpt_root / f"step-{s:08d}"
+    # Every rank writes into the same folder, so its temp name is one that all ranks agree on (not
+    # `io.temp_name`'s per-process one); it still matches `io.is_temp`, so `io.remove_temps` cleans it.
+    tmp = ckpt_root / f".{final.name}.tmp-allranks"
+    accelerator.save_state(str(tmp))
     accelerator.wait_for_everyone()
-    metrics = read_metrics(metrics_path)
+    if run.main:
+        state = {"step": s, "elapsed_s": elapsed, "tokens": tokens, "world_size": accelerator.num_processes,
+                 "per_step": run.order.per_step, "samples_read": s * run.order.per_step}
+        io.write_text(tmp / STATE_FILE, json.dumps(state, sort_keys=True) + "\n")
+        tmp.rename(final)
+        for old in sorted(ckpt_root.glob("step-*"))[:-run.cfg.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+    accelerator.wait_for_everyone()
+
+
+def resume(run: Run) -> tuple[int, float, int]:
+    """(step, elapsed seconds, tokens seen) of the newest complete checkpoint, loaded; (0, 0, 0) without one.
+    Drops unfinished checkpoint folders and the metrics lines logged after the checkpoint."""
+    accelerator = run.accelerator
+    if run.main and (run.out_dir / CHECKPOINTS).is_dir():
+        io.remove_temps(run.out_dir / CHECKPOINTS)
+    accelerator.wait_for_everyone()
+    ckpt = find_checkpoint(run.out_dir)
+    if ckpt is None:
+        return 0, 0.0, 0
+    state = json.loads((ckpt / STATE_FILE).read_text())
+    world, per_step = accelerator.num_processes, run.order.per_step
+    if state["world_size"] != world or state["per_step"] != per_step:
+        raise ValueError(f"{ckpt}: written with world_size={state['world_size']} and "
+                         f"{state['per_step']} samples/step; this run has {world} and {per_step}")
+    accelerator.load_state(str(ckpt))
+    accelerator.print(f"resuming from {ckpt.name} (step {state['step']})")
+    if run.main:  # lines logged after the checkpoint belong to the lost part of the run
+        _rewrite_metrics(run.metrics_path, [m for m in read_metrics(run.metrics_path) if m["step"] <= state["step"]])
+    return state["step"], state["elapsed_s"], state["tokens"]
+
+
+def summarize(run: Run, step: int, tokens_seen: int, n_params: int) -> dict[str, Any]:
+    """The run's summary (summary.json and the stage report) from metrics.jsonl."""
+    metrics = read_metrics(run.metrics_path)
     train_rows = [m for m in metrics if "loss" in m]
     eval_rows = [m for m in metrics if "eval_loss" in m]
-    summary = {
+    return {
         "steps": step,
         "first_loss": train_rows[0]["loss"] if train_rows else None,
         "last_loss": train_rows[-1]["loss"] if train_rows else None,
@@ -429,18 +474,11 @@ def _run(cfg: TrainConfig, accelerator: Any, out_dir: Path) -> dict[str, Any]:
         "tokens_per_s": (sum(m["tokens_per_s"] for m in train_rows) / len(train_rows)) if train_rows else None,
         "tokens_seen": tokens_seen,
         "params": n_params,
-        "world_size": world,
-        "mixed_precision": accelerator.mixed_precision,
-        "deepspeed": cfg.deepspeed,
-        "epochs": order.epoch(step),
+        "world_size": run.accelerator.num_processes,
+        "mixed_precision": run.accelerator.mixed_precision,
+        "deepspeed": run.cfg.deepspeed,
+        "epochs": run.order.epoch(step),
     }
-    if main:
-        plot_loss_curve(metrics, out_dir / "loss_curve.png")
-        tmp = out_dir / ".summary.json.tmp"
-        tmp.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, out_dir / "summary.json")
-    accelerator.wait_for_everyone()
-    return summary
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
-from collect_helpers import quarantine, run_collect
 
 from corpora.shards import iter_docs, list_shards
+from testkit.collect import quarantine, run_collect
 
 GOOD = ["첫 번째 문서입니다.", "두 번째 문서입니다.", "세 번째 문서입니다."]
 

@@ -10,13 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
-sys.path.insert(0, str(FIXTURES))
-from toy_helpers import TOY, TOY_AB, expected_funnels  # noqa: E402
+from pipeline.cli import main
+from testkit.toy import TOY, TOY_AB, expected_funnels
 
-from pipeline.cli import main  # noqa: E402
-
-TOY_REG = ["--registry", "toy_stages:REGISTRY", "--workers", "1"]
+TOY_REG = ["--registry", "testkit.toy_stages:REGISTRY", "--workers", "1"]
 
 
 def klue(*args: str) -> tuple[int, str]:
@@ -65,7 +62,7 @@ def test_default_workdir_is_runs_slash_recipe_name(tmp_path, monkeypatch):
     (["--set", "stages.filter.min_chars=abc"], "stages.filter.min_chars: Input should be a valid integer"),
     (["--until", "nope"], "--until 'nope' is not a stage; known stages: collect, filter, pii, count"),
     (["--force", "nope"], "unknown stage 'nope'"),
-    (["--registry", "toy_stages:BROKEN_REGISTRY"], "stage 'filter' is declared as no_such_module_xyz"),
+    (["--registry", "testkit.toy_stages:BROKEN_REGISTRY"], "stage 'filter' is declared as no_such_module_xyz"),
 ])
 def test_bad_invocations_fail_before_any_work(tmp_path, args, expected):
     wd = tmp_path / "w"

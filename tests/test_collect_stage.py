@@ -13,11 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from corpora.collect import CollectParams, CollectStage
 from corpora.shards import iter_docs, list_shards
 from corpora.sources import SourceSpec
+from corpora.stages.collect import CollectParams, CollectStage
 from pipeline.stage import StageContext
-from pipeline.stages import stage_class
+from pipeline.stages import STAGES
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,8 +58,8 @@ def mixed_sources(tmp_path: Path) -> list[dict]:
 
 
 def test_registry_points_at_this_stage():
-    assert stage_class("collect") is CollectStage
-    assert CollectStage.uses_sources and CollectStage.params_model is CollectParams
+    assert STAGES.get("collect") is CollectStage
+    assert CollectStage.sources_model is SourceSpec and CollectStage.params_model is CollectParams
 
 
 def test_shards_follow_source_file_chunk_order_and_never_span_files(tmp_path, mixed_sources):

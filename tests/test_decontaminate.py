@@ -9,14 +9,16 @@ import os
 import types
 
 import pytest
-from curation_helpers import docs_of, read_all, run_stage, write_shards
 from pydantic import ValidationError
 
 from corpora.benchmarks import BenchmarkFormatError, detect_format, iter_texts
 from corpora.decontaminate import BenchmarkIndex, word_hashes
 from corpora.shards import Doc, doc_id, meta_json
 from corpora.sources import SourceSpec
-from corpora.stages import DecontaminateParams, DecontaminateStage, DedupStage, FilterStage
+from corpora.stages.decontaminate import DecontaminateParams, DecontaminateStage
+from corpora.stages.dedup import DedupStage
+from corpora.stages.filter import FilterStage
+from testkit.curation import docs_of, read_all, run_stage, write_shards
 
 PREMISE = "우리 동네 도서관은 매주 월요일마다 문을 닫고 화요일 아침 아홉 시에 다시 문을 엽니다."
 FILLER = "이번 주말에는 가족과 함께 근처 공원으로 소풍을 다녀올 계획이다. 날씨가 맑다면 자전거도 탈 생각이다."

@@ -6,11 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from curation_helpers import docs_of, folder_bytes, read_all, run_stage, write_shards
 from pydantic import ValidationError
 
 from corpora.dedup import exact_key, exact_roots, minhash, near_duplicate_roots, optimal_bands, shingle_hashes
-from corpora.stages import DedupParams, DedupStage
+from corpora.stages.dedup import DedupParams, DedupStage
+from testkit.curation import docs_of, folder_bytes, read_all, run_stage, write_shards
 
 BASE = (
     "한빛시는 강을 따라 길게 뻗은 도시로, 조선 후기부터 상업의 중심지로 성장하였다. 근대에 들어서는 철도가 놓이면서 "

@@ -207,7 +207,7 @@ def test_arms_share_every_upstream_stage_and_compute_it_once(run):
 
 def test_pii_arms_have_the_same_documents_and_differ_only_inside_detected_spans(run):
     from corpora.pii.replace import placeholder_token
-    from corpora.pii.stage import read_spans
+    from corpora.pii.spans import read_spans
 
     on, off = run.wd / "arms/pii=on/pii", run.wd / "arms/pii=off/pii"
     decon, detect = run.wd / "arms/pii=on/decontaminate", run.wd / "arms/pii=on/pii_detect"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from curation_helpers import docs_of, folder_bytes, read_all, run_stage, write_shards
 from pydantic import ValidationError
 
 from corpora.filters import FilterChain
@@ -16,12 +15,13 @@ from corpora.filters.fineweb_quality import FineWebQualityFilter
 from corpora.filters.gopher_quality import GopherQualityFilter
 from corpora.filters.gopher_repetition import GopherRepetitionFilter, duplicated_ngram_chars
 from corpora.filters.length import LengthFilter
-from corpora.filters.params import FilterParams, Thresholds
+from corpora.filters.params import Thresholds
 from corpora.filters.script import ScriptFilter
 from corpora.filters.sentences import SentenceFilter
 from corpora.lang import get_language
 from corpora.sources import SourceSpec
-from corpora.stages import FilterStage
+from corpora.stages.filter import FilterParams, FilterStage
+from testkit.curation import docs_of, folder_bytes, read_all, run_stage, write_shards
 
 KO = get_language("ko")
 

@@ -23,7 +23,7 @@ def test_registry_entries_resolve_to_task_classes():
         task = get_task(name, FX)
         assert task.main_metric in task.metric_names
     assert resolve_name("KLUE-STS") == "sts"
-    with pytest.raises(KeyError, match="registered tasks"):
+    with pytest.raises(ValueError, match=r"unknown task 'pos'.*\(known: ynat, sts, nli, re\)"):
         resolve_name("pos")
 
 

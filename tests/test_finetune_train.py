@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from fixtures.finetune.tiny_model import build_tiny_model
 
 from finetune.cli import finetune
 from finetune.registry import get_task
 from finetune.score import score_file
+from testkit.tiny_model import build_tiny_model
 
 FX = Path(__file__).parent / "fixtures" / "finetune"
 TEXT_KEYS = ("title", "sentence1", "sentence2", "premise", "hypothesis", "sentence")

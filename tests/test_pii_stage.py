@@ -11,10 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpora.pii.replace import placeholder_substitute, replace_spans, surrogate_substitute
-from corpora.pii.stage import PiiDetectParams, PiiDetectStage, PiiReplaceParams, PiiReplaceStage, read_spans
+from corpora.pii.spans import read_spans
 from corpora.pii.surrogates import DocSurrogates
 from corpora.pii.synth import generate
 from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, write_docs
+from corpora.stages.pii import PiiReplaceParams, PiiReplaceStage
+from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage
 from pipeline.stage import StageContext, StageInput
 
 RECIPE = types.SimpleNamespace(seed=42, sources=[])

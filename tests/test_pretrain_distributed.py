@@ -9,10 +9,10 @@ import importlib.util
 import json
 
 import pytest
-from pretrain_helpers import context, encode_fixture
 
-from pretrain.stages import PretrainParams, PretrainStage
+from pretrain.stages.pretrain import PretrainParams, PretrainStage
 from pretrain.train import read_metrics
+from testkit.pretrain import context, encode_fixture
 
 pytestmark = pytest.mark.slow
 

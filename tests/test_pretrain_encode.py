@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 import pytest
-from pretrain_helpers import encode_fixture, fixture_lines
 
 from corpora.shards import iter_docs, list_shards
 from pretrain.data import PackedSamples, SpecialIds, TokenStream
 from pretrain.encode import EMPTY_REASON, is_held_out, load_tokenizer
+from testkit.pretrain import encode_fixture, fixture_lines
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 from click.testing import CliRunner
-from pretrain_helpers import encode_fixture
 from safetensors.torch import load_file
 
 from pretrain.export import export_checkpoint_cmd
 from pretrain.train import TrainConfig, train
+from testkit.pretrain import encode_fixture
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def run(tmp_path_factory):
     enc, vocab, _ = encode_fixture(root, n_shards=1, repeat=2, eval_fraction=0.15)
     out = root / "run"
     cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
-                      micro_batch_size=4, max_steps=6, warmup_steps=1, lr=3e-3, eval_every=100, eval_batches=1,
+                      batch_size=4, max_steps=6, warmup_steps=1, lr=3e-3, eval_every=100, eval_batches=1,
                       checkpoint_every=2, keep_checkpoints=2, threads=1)  # checkpoints at 2, 4
     train(cfg)
     (out / "train_config.json").write_text(cfg.model_dump_json())  # as the pretrain stage does

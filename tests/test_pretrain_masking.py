@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from pretrain_helpers import encode_fixture
 
 from pretrain.data import (
     IGNORE,
@@ -17,6 +16,7 @@ from pretrain.data import (
     shuffle_context,
     step_generator,
 )
+from testkit.pretrain import encode_fixture
 
 SPECIAL = SpecialIds(cls=0, sep=2, pad=1, mask=4, vocab_size=5000, all_special=(0, 1, 2, 3, 4))
 

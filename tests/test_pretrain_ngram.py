@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pretrain_helpers import encode_fixture
 
 from pretrain.ngram import main, ngram_baselines
+from testkit.pretrain import encode_fixture
 
 
 def _encode_dir(root: Path, train: list[int], held: list[int], vocab: int) -> Path:

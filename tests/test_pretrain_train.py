@@ -6,13 +6,13 @@ import json
 
 import pytest
 import torch
-from pretrain_helpers import context, encode_fixture, make_tokenizer
 from safetensors.torch import load_file
 
 import pretrain.data
 import pretrain.model
 from pretrain.model import SparseMLM, build_config, build_model
 from pretrain.train import Halted, TrainConfig, export_final, find_checkpoint, read_metrics, train
+from testkit.pretrain import context, encode_fixture, make_tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def encoded(tmp_path_factory):
 def _cfg(encoded, out, **kw) -> TrainConfig:
     enc, vocab, _ = encoded
     base = dict(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
-                micro_batch_size=4, grad_accum=2, max_steps=6, warmup_steps=2, lr=2e-3, log_every=1,
+                batch_size=4, grad_accum=2, max_steps=6, warmup_steps=2, lr=2e-3, log_every=1,
                 eval_every=3, eval_batches=2, checkpoint_every=2, threads=1,
                 # dropout on, so that resuming must restore the RNG state too
                 model_overrides={"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1})
@@ -162,7 +162,7 @@ def test_trained_stage_output_loads(encoded, tmp_path):
     """The stage end to end, in-process: final/ loads with AutoModelForMaskedLM; meta is what the runner reads."""
     from transformers import AutoModelForMaskedLM
 
-    from pretrain.stages import PretrainParams, PretrainStage
+    from pretrain.stages.pretrain import PretrainParams, PretrainStage
 
     enc, vocab, result = encoded
     p = PretrainParams(seq_len=32, batch_size=4, max_steps=4, warmup_steps=1, eval_every=2, log_every=2,

@@ -12,13 +12,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import zstandard
-from collect_helpers import run_collect
 
-from corpora.collect import CollectParams, CollectStage
 from corpora.readers import ReadOptions, read_file, resolve_source
 from corpora.shards import doc_id, iter_docs, list_shards
 from corpora.sources import SourceSpec
+from corpora.stages.collect import CollectParams, CollectStage
 from pipeline.stage import StageContext
+from testkit.collect import run_collect
 
 
 def docs_of(out: Path) -> list:

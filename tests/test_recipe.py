@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "pipeline"))
-import toy_stages  # noqa: E402
-from toy_helpers import DATA, TOY, TOY_AB  # noqa: E402
+from pipeline.recipe import RecipeError, load_recipe
+from pipeline.stages import stage_registry
+from testkit import toy_stages
+from testkit.toy import DATA, TOY, TOY_AB
 
-from pipeline.recipe import RecipeError, StageRegistry, load_recipe  # noqa: E402
-
-REG = StageRegistry(toy_stages.REGISTRY)
+REG = stage_registry(toy_stages.REGISTRY)
 
 BASE = f"""
 name: t
@@ -147,12 +145,12 @@ def test_variant_errors(tmp_path):
 def test_missing_stage_module_is_a_clear_error():
     with pytest.raises(RecipeError, match=r"stage 'filter' is declared as no_such_module_xyz:FilterStage but its "
                                           r"module cannot be imported: ModuleNotFoundError"):
-        load_recipe(TOY, registry=StageRegistry(toy_stages.BROKEN_REGISTRY))
+        load_recipe(TOY, registry=stage_registry(toy_stages.BROKEN_REGISTRY))
 
 
 def test_until_limits_the_stages_that_are_imported(tmp_path):
     path = write(tmp_path, BASE + "stages:\n  collect: {shard_size: 2}\n")
-    reg = StageRegistry(toy_stages.BROKEN_REGISTRY)
+    reg = stage_registry(toy_stages.BROKEN_REGISTRY)
     r = load_recipe(path, registry=reg, until="collect")  # the broken filter module is never imported
     assert list(r.stages) == ["collect"] and r.params("collect").shard_size == 2
     with pytest.raises(RecipeError, match="no_such_module_xyz"):

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
-sys.path.insert(0, str(FIXTURES))
-import toy_stages  # noqa: E402
-from toy_helpers import TOY, TOY_AB, expected_funnels, leftovers, sha256, stage_digests  # noqa: E402
+from pipeline import io
+from pipeline.recipe import load_recipe
+from pipeline.runner import Runner, StageFailed
+from pipeline.stages import stage_registry
+from testkit import toy_stages
+from testkit.toy import TOY, TOY_AB, expected_funnels, leftovers, sha256, stage_digests, subprocess_env
 
-from pipeline.recipe import StageRegistry, load_recipe  # noqa: E402
-from pipeline.runner import Runner, StageFailed  # noqa: E402
-
-REG = StageRegistry(toy_stages.REGISTRY)
+PAUSING_RUN = Path(toy_stages.__file__).parent / "pausing_run.py"
+REG = stage_registry(toy_stages.REGISTRY)
 
 
 @pytest.fixture
@@ -187,11 +187,9 @@ def test_outputs_do_not_depend_on_worker_count(tmp_path, runlog):
 
 
 def klue(workdir: Path, *args: str, env: dict | None = None, recipe: Path = TOY) -> subprocess.Popen:
-    cmd = [sys.executable, str(FIXTURES / "pausing_run.py"), "run", str(recipe), "--workdir", str(workdir),
-           "--registry", "toy_stages:REGISTRY", "--workers", "2", *args]
-    full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")]),
-                **(env or {})}
-    return subprocess.Popen(cmd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    cmd = [sys.executable, str(PAUSING_RUN), "run", str(recipe), "--workdir", str(workdir),
+           "--registry", "testkit.toy_stages:REGISTRY", "--workers", "2", *args]
+    return subprocess.Popen(cmd, env=subprocess_env(**(env or {})), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
 
 
@@ -227,6 +225,8 @@ def reference(tmp_path_factory) -> dict:
 @pytest.mark.parametrize(("pause", "stage", "state"), [
     ({"KLUE_TOY_PAUSE": "collect:2"}, "collect", "resumable stage, 2 of 4 shards written"),
     ({"KLUE_TOY_PAUSE": "collect:tmp3"}, "collect", "resumable stage, a shard half written (temp file)"),
+    ({"KLUE_TOY_PAUSE": "collect:jsonl"}, "collect", "resumable stage, a JSON-lines file half written"),
+    ({"KLUE_TOY_PAUSE": "collect:dir"}, "collect", "resumable stage, a folder half written (temp folder)"),
     ({"KLUE_TOY_PAUSE": "filter:2"}, "filter", "pool of 2 workers, half of the shards done"),
     ({"KLUE_TOY_PAUSE": "pii:3"}, "pii", "third stage, partial folder"),
     ({"KLUE_TOY_PAUSE_RENAME": "publish:2"}, "filter", "manifest written, folder not yet renamed"),
@@ -236,12 +236,17 @@ def test_kill9_then_resume_is_byte_identical(tmp_path, reference, pause, stage, 
     kill_when_paused(wd, pause)
     partial = [p for p in (wd / stage).iterdir() if p.name.endswith(".partial")]
     assert len(partial) == 1 and not [p for p in (wd / stage).iterdir() if not p.name.endswith(".partial")]
+    temps = [p for p in partial[0].rglob("*") if io.is_temp(p)]
+    if pause["KLUE_TOY_PAUSE" if "KLUE_TOY_PAUSE" in pause else "KLUE_TOY_PAUSE_RENAME"].startswith(
+            ("collect:tmp", "collect:jsonl", "collect:dir")):
+        assert len(temps) == 1, f"killed in the middle of a write: exactly one temp name, got {temps}"
+        assert temps[0].is_dir() == pause["KLUE_TOY_PAUSE"].endswith("dir")
     first_shard = partial[0] / "shard-00000.jsonl"
-    inode = first_shard.stat().st_ino if stage == "collect" else None
+    inode = first_shard.stat().st_ino if stage == "collect" and first_shard.exists() else None
     out = run_to_end(wd)
     assert stage_digests(wd) == reference, state
     assert leftovers(wd) == []
-    if stage == "collect":  # resumed, not restarted: the shard written before the kill was kept
+    if inode is not None:  # resumed, not restarted: the shard written before the kill was kept
         assert (wd / "arms/default/collect/shard-00000.jsonl").stat().st_ino == inode
     assert "skipped" in out or stage == "collect"
 

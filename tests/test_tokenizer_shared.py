@@ -9,7 +9,8 @@ import pytest
 
 from corpora.shards import Doc, doc_id, write_docs
 from pipeline.stage import StageContext, StageInput
-from tokenizer.stages import PretokenizeParams, PretokenizeStage, VocabParams, VocabStage
+from tokenizer.stages.pretokenize import PretokenizeParams, PretokenizeStage
+from tokenizer.stages.vocab import VocabParams, VocabStage
 
 pytestmark = pytest.mark.shared_data
 RECIPE = types.SimpleNamespace(seed=42, sources=[])

@@ -11,7 +11,8 @@ import pytest
 from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, write_docs
 from pipeline.stage import StageContext, StageInput
 from tokenizer.mecab import restore
-from tokenizer.stages import PretokenizeParams, PretokenizeStage, VocabParams, VocabStage
+from tokenizer.stages.pretokenize import PretokenizeParams, PretokenizeStage
+from tokenizer.stages.vocab import VocabParams, VocabStage
 
 PLACEHOLDERS = ["[PHONE]", "[PERSON]", "[EMAIL]"]
 RECIPE = types.SimpleNamespace(seed=42, sources=[])

@@ -20,9 +20,9 @@ Choices, so pretraining and fine-tuning agree:
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+from pipeline import io
 from tokenizer.train import SPECIAL_TOKENS, TrainedVocab
 
 MODEL_INPUT_NAMES = ["input_ids", "attention_mask"]
@@ -33,6 +33,7 @@ def build_backend(tv: TrainedVocab):
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
     vocab = tv.vocab
+    model: models.Model
     if tv.algorithm == "wordpiece":
         model = models.WordPiece(vocab, unk_token="[UNK]", continuing_subword_prefix="##")
     elif tv.algorithm == "bpe":
@@ -76,9 +77,7 @@ def export_tokenizer(tv: TrainedVocab, out_dir: Path, model_max_length: int = 51
         cfg_path = out_dir / "tokenizer_config.json"
         cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
         cfg["tokenizer_class"] = "PreTrainedTokenizerFast"
-        tmp = cfg_path.with_name(f".{cfg_path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(cfg, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, cfg_path)
+        io.write_json(cfg_path, cfg, indent=2)
     return hf
 
 

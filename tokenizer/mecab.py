@@ -210,7 +210,7 @@ def _units_of_surfaces(surfaces: list[str]) -> list[str] | None:
     """The common case of `split_eojeol`, without offset sets: every isolated character is a morpheme of its
     own (`있다.` -> 있 / 다 / .), so the cuts are exactly the morpheme boundaries and a unit is glued (`@@`)
     when it is, or follows, an isolated character. None when that does not hold (the general path decides)."""
-    units = []
+    units: list[str] = []
     prev_isolated = False
     for s in surfaces:
         if s.isalnum() and _CJK_RE.search(s) is None:  # `has_no_isolated`, inlined

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tokenizer.mecab import CONT, GLUE
 from tokenizer.mecab import SPECIAL_TOKENS as _SPECIAL
@@ -203,9 +204,10 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
     alphabet = sorted(ranked)
     extra = sum(1 for n in stats.followers.values() if n >= min_frequency)
     continuations = [CONT + c for c in alphabet if c != SENTINEL and CONT + c not in reserved]
-    kw = dict(vocab_size=vocab_size + extra, min_frequency=min_frequency, special_tokens=reserved + continuations,
-              initial_alphabet=alphabet, limit_alphabet=len(alphabet), show_progress=show_progress,
-              continuing_subword_prefix=CONT)
+    kw: dict[str, Any] = dict(vocab_size=vocab_size + extra, min_frequency=min_frequency,
+                              special_tokens=reserved + continuations, initial_alphabet=alphabet,
+                              limit_alphabet=len(alphabet), show_progress=show_progress,
+                              continuing_subword_prefix=CONT)
     trainer = trainers.WordPieceTrainer(**kw) if algorithm == "wordpiece" else trainers.BpeTrainer(**kw)
     tok = training_tokenizer(algorithm)
     tok.train_from_iterator(map(training_rewriter(reserved), stream()), trainer=trainer, length=length)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 from corpora.filters.base import DocView, Filter, Transform
 from corpora.filters.boilerplate import BoilerplateFilter
@@ -10,7 +12,7 @@ from corpora.filters.fineweb_quality import FineWebQualityFilter
 from corpora.filters.gopher_quality import GopherQualityFilter
 from corpora.filters.gopher_repetition import GopherRepetitionFilter
 from corpora.filters.length import LengthFilter
-from corpora.filters.params import FILTER_NAMES, FilterParams, Thresholds
+from corpora.filters.params import FILTER_NAMES, Thresholds
 from corpora.filters.script import ScriptFilter
 from corpora.filters.sentences import SentenceFilter
 from corpora.lang import get_language
@@ -22,6 +24,27 @@ FILTERS: dict[str, type[Filter]] = {
               FineWebQualityFilter, GopherQualityFilter)
 }
 assert set(FILTERS) == set(FILTER_NAMES)
+
+
+class ChainSettings(Protocol):
+    """What the chain reads of its settings (`corpora.stages.filter.FilterParams` is one)."""
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def normalization(self) -> Literal["NFC", "NFKC", "none"] | None: ...
+
+    @property
+    def max_blank_lines(self) -> int: ...
+
+    @property
+    def order(self) -> Sequence[str]: ...
+
+    @property
+    def would_fail_stats(self) -> bool: ...
+
+    def thresholds_for(self, source: str | None = None) -> Thresholds: ...
 
 
 @dataclass
@@ -44,7 +67,8 @@ class Outcome:
 class FilterChain:
     """Normalize, then run the filters of `params.order` with one source's thresholds."""
 
-    def __init__(self, params: FilterParams, source: str | None = None, source_min_sentence_chars: int | None = None):
+    def __init__(self, params: ChainSettings, source: str | None = None,
+                 source_min_sentence_chars: int | None = None):
         self.lang = get_language(params.language)
         self.normalizer = Normalizer(params.normalization or self.lang.normalization_form, params.max_blank_lines)
         self.thresholds: Thresholds = params.thresholds_for(source)

@@ -1,17 +1,16 @@
-"""Parameters of the filter stage: every threshold, with bounds, so that a bad value is a recipe error.
+"""The filters' thresholds: every one with bounds, so that a bad value is a recipe error.
 
 `None` disables one check. Defaults are the Korean ones (`corpora.lang.ko.DEFAULTS`, where each value's
-origin is cited); for another `language`, keys the recipe does not set come from that language's defaults.
-`per_source` overrides any threshold for one source, e.g. `per_source: {nsmc: {min_chars: 10}}`.
+origin is cited). The filter stage's params (`corpora.stages.filter.FilterParams`) extend these with the
+stage's own settings; for another `language`, keys the recipe does not set come from that language's defaults.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from corpora.lang import get_language
 from corpora.lang.ko import DEFAULTS as KO
 from pipeline.stage import StageParams
 
@@ -69,48 +68,3 @@ class Thresholds(StageParams):
 
 
 THRESHOLD_KEYS = frozenset(Thresholds.model_fields)
-
-
-class FilterParams(Thresholds):
-    language: str = "ko"
-    normalization: Literal["NFC", "NFKC", "none"] | None = None  # None: the language's form (Korean: NFC)
-    max_blank_lines: int = Field(1, ge=0, le=100)
-    # filters run in this order; a document's drop reason is the first that fails. Leave one out to disable it.
-    order: tuple[str, ...] = FILTER_NAMES
-    per_source: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    would_fail_stats: bool = True  # evaluate every filter on every document (for the report), not just until the first failure
-    samples_per_reason: int = Field(5, ge=0, le=1000)
-
-    @field_validator("order")
-    @classmethod
-    def _known(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [n for n in v if n not in FILTER_NAMES]
-        if unknown:
-            raise ValueError(f"unknown filter(s) {unknown}; known: {list(FILTER_NAMES)}")
-        if len(set(v)) != len(v):
-            raise ValueError(f"filter listed twice in order: {list(v)}")
-        return v
-
-    @field_validator("language")
-    @classmethod
-    def _lang(cls, v: str) -> str:
-        get_language(v)
-        return v
-
-    @model_validator(mode="after")
-    def _per_source(self) -> FilterParams:
-        for src in self.per_source:
-            self.thresholds_for(src)  # raises a validation error naming the bad key
-        return self
-
-    def thresholds_for(self, source: str | None = None) -> Thresholds:
-        """The thresholds for one source: language defaults < recipe keys < per_source overrides."""
-        lang = get_language(self.language)
-        base = {k: getattr(self, k) for k in THRESHOLD_KEYS}
-        if self.language != "ko":
-            base.update({k: v for k, v in lang.default_thresholds.items() if k not in self.model_fields_set})
-        over = self.per_source.get(source, {}) if source is not None else {}
-        bad = sorted(set(over) - THRESHOLD_KEYS)
-        if bad:
-            raise ValueError(f"per_source.{source}: unknown threshold(s) {bad}")
-        return Thresholds.model_validate({**base, **over})

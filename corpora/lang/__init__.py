@@ -6,19 +6,14 @@ A second language is a new module registered in `LANGUAGES`, not edits across th
 from __future__ import annotations
 
 from corpora.lang.base import Language
+from pipeline.registry import Registry
 
-LANGUAGES: dict[str, str] = {"ko": "corpora.lang.ko:KOREAN"}
+LANGUAGES: Registry[Language] = Registry("language", {"ko": "corpora.lang.ko:KOREAN"})
 
 
 def get_language(code: str) -> Language:
-    """The `Language` for an ISO 639-1 code; a clear error for one that has no module yet."""
-    import importlib
-
-    target = LANGUAGES.get(code)
-    if target is None:
-        raise ValueError(f"no language module for {code!r}; known: {sorted(LANGUAGES)}")
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    """The `Language` for an ISO 639-1 code; a `RegistryError` (a ValueError) for one that has no module yet."""
+    return LANGUAGES.get(code)
 
 
 __all__ = ["Language", "LANGUAGES", "get_language"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 _NON_LETTER = re.compile(r"[\W\d_]+")
 
@@ -19,7 +19,7 @@ class Language:
 
     code: ClassVar[str]
     name: ClassVar[str]
-    normalization_form: ClassVar[str] = "NFC"
+    normalization_form: ClassVar[Literal["NFC", "NFKC", "none"]] = "NFC"
     # regex matching a run of characters that are NOT of the language's script (removed to count the script)
     non_script_re: ClassVar[re.Pattern[str]]
     # characters that end a sentence or a "well-punctuated" line (FineWeb's line punctuation check)

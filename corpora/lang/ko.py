@@ -110,7 +110,7 @@ _MAX_QUOTE_SPAN = 300  # a quote open longer than this on one line is taken as u
 class Korean(Language):
     code: ClassVar[str] = "ko"
     name: ClassVar[str] = "Korean"
-    normalization_form: ClassVar[str] = "NFC"
+    normalization_form = "NFC"
     non_script_re: ClassVar[re.Pattern[str]] = _NON_HANGUL
     terminal_punctuation: ClassVar[tuple[str, ...]] = (".", "!", "?", "…", "。", "？", "！", "．")
     boilerplate_patterns: ClassVar[Sequence[re.Pattern[str]]] = BOILERPLATE

@@ -6,10 +6,11 @@ Top-level imports stay light (click only): `klue --help` imports this module.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
+
+from pipeline import io
 
 
 @click.group()
@@ -30,11 +31,8 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float) ->
     from corpora.pii.engine import PiiDetector
 
     det = PiiDetector(threshold=threshold)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(f".{output.name}.tmp-{os.getpid()}")
     n = n_spans = 0
-    try:
-        with open(input_path, encoding="utf-8") as fin, open(tmp, "w", encoding="utf-8") as fout:
+    with open(input_path, encoding="utf-8") as fin, io.atomic_file(output) as fout:
             for lineno, line in enumerate(tqdm(fin, desc="pii detect", unit="rec"), 1):
                 if not line.strip():
                     continue
@@ -50,10 +48,6 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float) ->
                 fout.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n += 1
                 n_spans += len(spans)
-        os.replace(tmp, output)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     click.echo(f"{n} records, {n_spans} spans -> {output}", err=True)
 
 

@@ -213,12 +213,12 @@ class PiiDetector:
                         if key not in windows:
                             windows[key] = _merge([(max(0, s - LEFT), min(n, e + RIGHT))
                                                    for s, e, k in runs if k >= plan.min_digits])
-                        w = windows[key]
+                        w = windows[key] or []
                 else:
                     key = (trig, 0)
                     if key not in windows:
                         windows[key] = self._windows(trig, text)
-                    w = windows[key]
+                    w = windows[key] or []
                 if w:
                     raw.extend(self._scan(plan, text, w, deadline))
             elif _HANGUL.search(text):
@@ -287,7 +287,7 @@ class PiiDetector:
                 try:
                     if rx_std is not None and endpos - start <= RE_MAX_CHARS:
                         it = rx_std.finditer(text, start, endpos)
-                    elif timed:
+                    elif timed and deadline is not None:
                         it = rx.finditer(text, start, endpos, timeout=max(0.001, deadline - time.monotonic()))
                     else:
                         it = rx.finditer(text, start, endpos)

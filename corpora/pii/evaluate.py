@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from corpora.pii.types import ALL_TYPES, STRUCTURED_TYPES
 
@@ -29,8 +30,8 @@ def read_gold(path: Path) -> list[dict]:
                 rec = json.loads(line)
                 text = rec["text"]
                 spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in rec.get("spans", [])]
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-                raise ValueError(f"{path}:{i}: not a gold record ({type(e).__name__}: {e})") from e
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+                raise ValueError(f"{path}:{i}: not a gold record ({type(err).__name__}: {err})") from err
             for s, e, lab in spans:
                 if not 0 <= s < e <= len(text):
                     raise ValueError(f"{path}:{i}: span {s}-{e} ({lab}) outside the text of length {len(text)}")
@@ -49,7 +50,10 @@ def _prf(tp_p: int, n_pred: int, tp_g: int, n_gold: int) -> dict:
 def score(gold_docs: Iterable[list[tuple[int, int, str]]],
           pred_docs: Iterable[list[tuple[int, int, str]]]) -> dict:
     """Scores from gold and predicted (start, end, type) lists, one list per document."""
-    n_gold, n_pred, tp, exact = Counter(), Counter(), Counter(), Counter()
+    n_gold: Counter[str] = Counter()
+    n_pred: Counter[str] = Counter()
+    tp: Counter[str] = Counter()
+    exact: Counter[str] = Counter()
     for gold, pred in zip(gold_docs, pred_docs, strict=True):
         used: set[int] = set()
         for lab in {g[2] for g in gold}:
@@ -108,7 +112,8 @@ def klue_sentences(data_dir: Path) -> dict[str, list[str]]:
     """KLUE dev texts that KLUE already de-identified: NER sentences, NLI premises and hypotheses."""
     out: dict[str, list[str]] = {}
     ner = data_dir / "klue" / "ner" / "klue-ner-v1.1_dev.tsv"
-    sents, cur = [], []
+    sents: list[str] = []
+    cur: list[str] = []
     with open(ner, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -135,7 +140,7 @@ def structured_false_positives(sentences: list[str], detector=None) -> dict:
     detector = detector or PiiDetector(types=list(STRUCTURED_TYPES))
     hit = 0
     per_type: Counter = Counter()
-    examples = []
+    examples: list[dict[str, Any]] = []
     for s in sentences:
         spans = [sp for sp in detector.detect(s) if sp.type in STRUCTURED_TYPES]
         if spans:

@@ -7,7 +7,7 @@ Text-like files are sniffed first: a binary file is one `binary_file` record, no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 
 from corpora.readers.paths import resolve_source, source_files_on_disk, source_path, source_root
 from corpora.readers.records import REASONS, Bad, ReadOptions, Record, SourceFile
@@ -18,7 +18,7 @@ __all__ = ["REASONS", "Bad", "ReadOptions", "Record", "SourceFile", "read_file",
            "source_files_on_disk", "source_path", "source_root"]
 
 
-def read_file(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[Record | Bad]:
+def read_file(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Generator[Record | Bad, None, None]:
     """Records of one file of `spec`, in file order."""
     if spec.format in ("parquet", "hf_dataset"):
         from corpora.readers.columnar import read_columnar

@@ -12,12 +12,13 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Literal
 
 from corpora.readers.records import SourceFile
 from corpora.sources import SourceSpec
 
 _GLOB = re.compile(r"[*?\[]")
-_COLUMNAR = {".parquet": "parquet", ".arrow": "arrow"}
+_COLUMNAR: dict[str, Literal["parquet", "arrow"]] = {".parquet": "parquet", ".arrow": "arrow"}
 
 
 def source_path(spec: SourceSpec, base_dir: Path | None = None) -> Path:
@@ -83,7 +84,7 @@ def _hf_files(spec: SourceSpec, p: Path, root: Path) -> list[SourceFile]:
     else the .parquet/.arrow files under `p`."""
     if p.is_file():
         kind = _COLUMNAR.get(p.suffix.lower())
-        return [SourceFile(p, _rel(p, root), kind)] if kind else []  # type: ignore[arg-type]
+        return [SourceFile(p, _rel(p, root), kind)] if kind else []
     if (p / "dataset_dict.json").is_file():
         try:
             splits = json.loads((p / "dataset_dict.json").read_text(encoding="utf-8"))["splits"]
@@ -93,7 +94,7 @@ def _hf_files(spec: SourceSpec, p: Path, root: Path) -> list[SourceFile]:
         return [SourceFile(p / s, _rel(p / s, root), "hf_disk") for s in splits]
     if (p / "state.json").is_file():
         return [SourceFile(p, _rel(p, root) if p != root else p.name, "hf_disk")]
-    return [SourceFile(f, _rel(f, root), _COLUMNAR[f.suffix.lower()])  # type: ignore[arg-type]
+    return [SourceFile(f, _rel(f, root), _COLUMNAR[f.suffix.lower()])
             for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _COLUMNAR and not _hidden(f, p)]
 
 

@@ -1,7 +1,7 @@
 """What a reader yields: a document's text with its locator, or a damaged record for the quarantine.
 
 Readers only parse and decode. Judging the decoded text (empty, binary, too long) happens in one place,
-`corpora.collect.check_text`, so every format applies the same rules.
+`corpora.stages.collect.check_text`, so every format applies the same rules.
 """
 
 from __future__ import annotations

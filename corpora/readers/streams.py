@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import zstandard
 
@@ -46,9 +46,9 @@ def open_binary(path: Path) -> BinaryIO:
     """Open `path` for reading bytes, decompressing by extension (.gz, .zst/.zstd)."""
     name = path.name.lower()
     if name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+        return cast(BinaryIO, gzip.open(path, "rb"))
     if name.endswith((".zst", ".zstd")):
-        return io.BufferedReader(_ZstdRaw(open(path, "rb")), CHUNK)  # type: ignore[return-value]
+        return io.BufferedReader(_ZstdRaw(open(path, "rb")), CHUNK)
     return open(path, "rb", buffering=CHUNK)
 
 
@@ -69,6 +69,8 @@ class _ZstdRaw(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    # typeshed types the argument as the Buffer protocol, which has no slice assignment; what io passes is one
+    # of these two
     def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
         while not self._buf:
             data = self._raw.read(1 << 17)

@@ -16,14 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from finetune.registry import TASKS
-
 if TYPE_CHECKING:
     import numpy as np
     import torch
 
+
 Example = dict[str, Any]  # always has "guid"; the rest is task-specific
 Feature = dict[str, Any]  # model inputs + "labels" + "example_index"
+
+
+def _metrics(name: str) -> tuple[tuple[str, ...], str]:
+    """(metric names, main metric) from the task's registry entry, where they are readable without importing
+    any task module. Imported here, not at module level: the registry names the task classes, which import
+    this module."""
+    from finetune.registry import TASKS
+
+    return TASKS[name].metrics, TASKS[name].main_metric
 
 
 class DataError(ValueError):
@@ -64,11 +72,11 @@ class Task(ABC):
 
     @property
     def metric_names(self) -> tuple[str, ...]:
-        return TASKS[self.name].metrics
+        return _metrics(self.name)[0]
 
     @property
     def main_metric(self) -> str:
-        return TASKS[self.name].main_metric
+        return _metrics(self.name)[1]
 
     # ---- reading -------------------------------------------------------------------------------
     def read_file(self, path: Path) -> list[Example]:

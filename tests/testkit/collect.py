@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from corpora.collect import CollectParams, CollectStage
 from corpora.readers import REASONS
 from corpora.sources import SourceSpec
+from corpora.stages.collect import CollectParams, CollectStage
 from pipeline.stage import Funnel, StageContext
 
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
 from pipeline.stage import StageContext, StageInput
 
-FIXTURE = Path(__file__).parent / "fixtures" / "pretrain" / "corpus_ko.txt"
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pretrain" / "corpus_ko.txt"
 SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]  # KLUE ids 0..4
 
 
@@ -58,7 +58,7 @@ def context(out_dir: Path, params, inputs: dict[str, tuple[Path, dict]], seed: i
 def encode_fixture(root: Path, *, n_shards: int = 2, repeat: int = 1, eval_fraction: float = 0.1,
                    workers: int = 1, extra_docs: list[str] | None = None, vocab_dir: Path | None = None):
     """Tokenizer + doc shards + the encode stage run on them; returns (encode dir, vocab dir, result)."""
-    from pretrain.stages import EncodeParams, EncodeStage
+    from pretrain.stages.encode import EncodeParams, EncodeStage
 
     vocab_dir = vocab_dir or root / "vocab"
     if not (vocab_dir / "tok").is_dir():

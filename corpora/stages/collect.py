@@ -20,7 +20,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pydantic import Field, ValidationError
 
@@ -34,10 +34,11 @@ from corpora.readers import (
     source_root,
 )
 from corpora.readers.streams import control_ratio
-from corpora.shards import Doc, QuarantineWriter, atomic_path, doc_id, meta_json, shard_name, write_docs
+from corpora.shards import Doc, QuarantineWriter, doc_id, meta_json, shard_name, write_docs
 from corpora.sources import SourceSpec
 from pipeline.filehash import file_digests
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+from pipeline.io import atomic_file
+from pipeline.stage import Funnel, RecipeView, Stage, StageContext, StageParams, StageResult
 
 WORK_DIR = "_work"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -53,6 +54,10 @@ class CollectParams(StageParams):
                                 "control/undecodable characters is binary")
 
 
+@overload
+def _safe(s: str) -> str: ...
+@overload
+def _safe(s: bytes) -> bytes: ...
 def _safe(s: str | bytes) -> str | bytes:
     """Quarantine text that can be written as UTF-8: lone surrogates become visible \\udXXX escapes."""
     return s if isinstance(s, bytes) else s.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -160,16 +165,17 @@ def _run_task(task: _Task) -> _TaskResult:
             write_docs(task.out_dir / name, chain([first], islice(stream, task.shard_docs - 1)))
             parts.append(name)
         n_quarantined = qw.count
-    return _TaskResult(funnel, parts, empty, qrel if n_quarantined else None, state["full"])
+    return _TaskResult(funnel, parts, empty, qrel if n_quarantined else None, bool(state["full"]))
 
 
-class CollectStage(Stage):
+class CollectStage(Stage[CollectParams]):
+    """Every source of the recipe, streamed in file order into document shards (see the module docstring)."""
+
     name = "collect"
     version = "1"
-    params_model = CollectParams
-    uses_sources = True
+    sources_model = SourceSpec
 
-    def fingerprint(self, ctx: StageContext) -> dict[str, Any]:
+    def fingerprint(self, ctx: StageContext[CollectParams]) -> dict[str, Any]:
         """Relative path, size and content digest of every matched file: edited, added or removed source files
         change the key; a copy of the corpus elsewhere, or the same bytes with new mtimes, does not.
 
@@ -184,8 +190,8 @@ class CollectStage(Stage):
             out[name] = [[Path(os.path.relpath(f, root)).as_posix(), f.stat().st_size, digests[f]] for f in files]
         return {"files": out}
 
-    def run(self, ctx: StageContext) -> StageResult:
-        params: CollectParams = ctx.params  # type: ignore[assignment]
+    def run(self, ctx: StageContext[CollectParams]) -> StageResult:
+        params = ctx.params
         opts = ReadOptions(max_doc_bytes=params.max_doc_bytes, binary_ratio=params.binary_ratio)
         out = ctx.out_dir
         sources = _sources(ctx.recipe)
@@ -242,16 +248,13 @@ def _location(where: dict[str, Any]) -> str:
 
 
 def _concat(parts: list[Path], dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = atomic_path(dest)
-    with open(tmp, "wb") as w:
+    with atomic_file(dest, "wb") as w:
         for p in parts:
             with open(p, "rb") as r:
                 shutil.copyfileobj(r, w)
-    os.replace(tmp, dest)
 
 
-def _sources(recipe: Any) -> list[SourceSpec]:
+def _sources(recipe: RecipeView) -> list[SourceSpec]:
     """The recipe's sources as SourceSpec (a hand-built recipe may hold dicts); names must be unique because
     they key ids, quarantine files and per-source counts."""
     raw = list(getattr(recipe, "sources", None) or [])
@@ -275,7 +278,7 @@ def _sources(recipe: Any) -> list[SourceSpec]:
     return specs
 
 
-def _base_dir(recipe: Any) -> Path | None:
+def _base_dir(recipe: RecipeView) -> Path | None:
     """Folder that relative source paths are relative to: the recipe's `base_dir`, or the folder of its
     `path` (the recipe file); None means the current directory."""
     base = getattr(recipe, "base_dir", None)

@@ -1,0 +1,149 @@
+"""The `pii` stage: replace (placeholder / surrogate) or drop the spans `pii_detect` found; forked by variants.
+
+Output: document shards with the same names, ids and order as the input (minus the ids whose detection
+failed), texts with spans replaced; `diff.json` is the diff report (docs, chars and spans changed per type).
+With `enabled: false` the input shards are byte-copied, so `pii: [on, off]` arms differ only inside replaced
+spans and share `decontaminate` and `pii_detect` by key.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Literal
+
+import pyarrow.parquet as pq
+from pydantic import Field
+
+from corpora.pii.spans import FAILED_FILE, read_spans, spans_name
+from corpora.shards import Doc, iter_docs, list_shards, write_docs
+from pipeline import io
+from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+
+DIFF_FILE = "diff.json"
+
+
+class PiiReplaceParams(StageParams):
+    enabled: bool = True
+    mode: Literal["placeholder", "surrogate", "drop"] = "placeholder"
+    types: list[str] | None = Field(default=None, description="PII types to replace; None: all detected types")
+    drop_density: float = Field(default=0.1, gt=0, le=1,
+                                description="drop mode: drop documents whose PII characters exceed this share")
+    seed: int | None = Field(default=None, description="surrogate seed; None: the recipe seed")
+
+    def model_post_init(self, __context) -> None:
+        if self.types is not None:
+            from corpora.pii.types import ALL_TYPES
+
+            unknown = sorted(set(self.types) - set(ALL_TYPES))
+            if unknown:
+                raise ValueError(f"pii.types: unknown PII types {unknown}; known: {list(ALL_TYPES)}")
+
+
+def _replace_shard(task: tuple) -> dict:
+    from corpora.pii.replace import (
+        DiffCounts,
+        density,
+        placeholder_substitute,
+        replace_spans,
+        select,
+        surrogate_substitute,
+    )
+    from corpora.pii.surrogates import DocSurrogates
+
+    in_path, spans_path, out_path, params, seed, failed = task
+    p = PiiReplaceParams(**params)
+    failed = set(failed)
+    funnel = Funnel()
+    by_source: dict[str, Funnel] = {}
+    diff = DiffCounts()
+    if not p.enabled and not failed & set(pq.read_table(in_path, columns=["id"]).column("id").to_pylist()):
+        # the off arm: the input shard byte for byte (counted while streaming, never held in memory)
+        with io.atomic_path(out_path) as tmp:
+            shutil.copyfile(in_path, tmp)
+        for d in iter_docs(Path(in_path)):
+            funnel.keep(len(d.text))
+            by_source.setdefault(d.source, Funnel()).keep(len(d.text))
+        return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
+                "diff_raw": _raw(diff)}
+    spans_by_id = read_spans(Path(spans_path)) if p.enabled else {}
+
+    def docs():
+        for d in iter_docs(Path(in_path)):
+            src = by_source.setdefault(d.source, Funnel())
+            n = len(d.text)
+            if d.id in failed:
+                funnel.quarantine(n)
+                src.quarantine(n)
+                continue
+            spans = select(spans_by_id.get(d.id, []), p.types) if p.enabled else []
+            if p.mode == "drop" and spans and density(d.text, spans) > p.drop_density:
+                funnel.drop("pii_density", n)
+                src.drop("pii_density", n)
+                diff.docs_changed += 1
+                for s in spans:
+                    diff.spans[s.type] += 1
+                    diff.chars[s.type] += s.end - s.start
+                diff.docs_by_type.update({s.type for s in spans})
+                continue
+            funnel.keep(n)
+            src.keep(n)
+            if not spans or p.mode == "drop":
+                yield d
+                continue
+            sub = (placeholder_substitute if p.mode == "placeholder"
+                   else surrogate_substitute(DocSurrogates(seed, d.id)))
+            yield Doc(d.id, replace_spans(d.text, spans, sub, diff), d.source, d.meta)
+
+    write_docs(Path(out_path), docs())
+    return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
+            "diff_raw": _raw(diff)}
+
+
+def _raw(diff) -> dict:
+    return {"docs_changed": diff.docs_changed, "spans": dict(diff.spans), "chars": dict(diff.chars),
+            "docs_by_type": dict(diff.docs_by_type)}
+
+
+class PiiReplaceStage(Stage[PiiReplaceParams]):
+    """Replace (or drop) detected PII; `enabled: false` passes the corpus through byte-identical."""
+
+    name = "pii"
+    version = "1"
+    inputs = ("decontaminate", "pii_detect")
+    variant_field = "enabled"
+
+    def run(self, ctx: StageContext[PiiReplaceParams]) -> StageResult:
+        from corpora.pii.replace import DiffCounts, placeholder_token
+        from corpora.pii.types import ALL_TYPES
+
+        p = ctx.params
+        seed = p.seed if p.seed is not None else ctx.seed
+        det_dir = ctx.inputs["pii_detect"].path
+        failed_file = det_dir / FAILED_FILE
+        failed = json.loads(failed_file.read_text(encoding="utf-8")) if failed_file.exists() else []
+        shards = list_shards(ctx.inputs["decontaminate"].path)
+        tasks = []
+        for s in shards:
+            sp = det_dir / spans_name(s)
+            if p.enabled and not sp.exists():
+                raise FileNotFoundError(f"{sp}: no PII spans for input shard {s.name}; was pii_detect run on the "
+                                        "same decontaminate output?")
+            tasks.append((str(s), str(sp), str(ctx.out_dir / s.name), p.model_dump(), seed, failed))
+        funnel = Funnel()
+        by_source: dict[str, Funnel] = {}
+        diff = DiffCounts()
+        for res in ctx.map(_replace_shard, tasks, desc="pii"):
+            funnel.add(Funnel.from_json(res["funnel"]))
+            for k, v in res["by_source"].items():
+                by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+            r = res["diff_raw"]
+            diff.add(DiffCounts(r["docs_changed"], Counter(r["spans"]), Counter(r["chars"]),
+                                Counter(r["docs_by_type"])))
+        report = {"enabled": p.enabled, "mode": p.mode, **diff.to_json()}
+        io.write_json(ctx.out_dir / DIFF_FILE, report, indent=1)
+        types = p.types if p.types is not None else list(ALL_TYPES)
+        tokens = sorted(placeholder_token(t) for t in types) if p.enabled and p.mode == "placeholder" else []
+        return StageResult(funnel=funnel, by_source=by_source, meta={"placeholder_tokens": tokens, "report": report})

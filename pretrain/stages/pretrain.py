@@ -1,0 +1,130 @@
+"""The `pretrain` stage: token shards -> a pretrained RoBERTa in `final/`, with metrics.jsonl, TensorBoard logs,
+checkpoints and loss_curve.png. The loop itself is `pretrain.train`; this module builds its config from the
+stage's params, and runs it in-process or on several ranks through torchrun."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from pipeline import io
+from pipeline.stage import Stage, StageContext, StageParams, StageResult
+from pretrain.stages.encode import tokenizer_dir
+
+
+class PretrainParams(StageParams):
+    """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
+    precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
+
+    model: Literal["tiny", "small", "base", "large"] = "tiny"
+    model_overrides: dict[str, int | float] = Field(default_factory=dict,
+                                                    description="RobertaConfig fields, e.g. num_hidden_layers")
+    seq_len: int = Field(128, ge=8)
+    batch_size: int = Field(32, ge=1, description="micro-batch per process")
+    grad_accum: int = Field(1, ge=1)
+    lr: float = Field(1e-3, gt=0)
+    weight_decay: float = 0.01
+    warmup_steps: int = Field(50, ge=0)
+    max_steps: int | None = Field(500, ge=1)
+    epochs: float | None = Field(None, gt=0, description="cap on passes over the training tokens")
+    time_budget_s: float | None = Field(None, gt=0, description="wall-clock budget; the LR decays to it")
+    max_grad_norm: float = 1.0
+    mlm_probability: float = Field(0.15, gt=0, lt=1)
+    whole_word_mask: bool = False
+    eval_every: int = Field(100, ge=1)
+    eval_batches: int = Field(10, ge=1)
+    log_every: int = Field(10, ge=1)
+    checkpoint_every: int = Field(100, ge=1)
+    keep_checkpoints: int = Field(2, ge=1)
+    num_processes: int = Field(1, ge=1, description="1: in-process; >1: torchrun (gloo on CPU, nccl on GPU)")
+    deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
+    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
+    threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's)")
+
+
+class PretrainStage(Stage[PretrainParams]):
+    """MLM pretraining; resumable: a killed run continues from its newest checkpoint in the same folder."""
+
+    name = "pretrain"
+    version = "3"  # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain
+    inputs = ("encode", "vocab")
+    resumable = True
+    variant_field = "model"
+
+    def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
+        from pretrain.train import TrainConfig
+
+        p = ctx.params
+        cfg = TrainConfig.model_validate({
+            **p.model_dump(), "max_steps": resolve_steps(ctx, p), "seed": ctx.seed,
+            "encode_dir": str(ctx.inputs["encode"].path), "tokenizer_dir": str(tokenizer_dir(ctx)),
+            "out_dir": str(ctx.out_dir)})
+        cfg_path = ctx.out_dir / "train_config.json"
+        io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
+        if p.num_processes == 1 and p.deepspeed is None:
+            from pretrain.train import train
+
+            summary = train(cfg)
+        else:
+            launch(cfg_path, p.num_processes, deepspeed=p.deepspeed is not None)
+            summary = json.loads((ctx.out_dir / "summary.json").read_text())
+        return StageResult(meta={
+            "final_dir": "final",
+            "metrics": "metrics.jsonl",
+            "plots": ["loss_curve.png"],
+            "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
+                                                   "eval_order_gain",
+                                                   "tokens_per_s", "tokens_seen", "params", "world_size")},
+        })
+
+
+def resolve_steps(ctx: StageContext[PretrainParams], p: PretrainParams) -> int:
+    """max_steps, capped by `epochs` passes over the packed training samples (the smaller wins)."""
+    steps = []
+    if p.max_steps is not None:
+        steps.append(p.max_steps)
+    if p.epochs is not None:
+        tokens = ctx.inputs["encode"].meta["tokens"]["train"]
+        samples = math.ceil(tokens / (p.seq_len - 2))
+        steps.append(max(1, math.ceil(p.epochs * samples / (p.batch_size * p.grad_accum * p.num_processes))))
+    if not steps:
+        raise ValueError("pretrain: set max_steps, epochs, or both")
+    return min(steps)
+
+
+def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> None:
+    """Run `python -m pretrain.train CONFIG` on `num_processes` ranks with torchrun (a real process per rank).
+
+    Not `accelerate launch --cpu`: with --cpu it silently starts a single process. torchrun sets the rank
+    environment that `Accelerator` reads; on a CPU-only machine that selects gloo (DeepSpeed: its CPU
+    accelerator, `DS_ACCELERATOR=cpu`).
+    """
+    env = dict(os.environ)
+    if "OMP_NUM_THREADS" not in env:
+        env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // num_processes))
+    if deepspeed and not _has_cuda():
+        env.setdefault("DS_ACCELERATOR", "cpu")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
+                "--nproc_per_node", str(num_processes)]
+    cmd = [*torchrun, "-m", "pretrain.train", str(cfg_path)]
+    proc = subprocess.run(cmd, env=env, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"pretraining on {num_processes} processes failed (exit {proc.returncode}): "
+                           f"{' '.join(cmd)}")
+
+
+def _has_cuda() -> bool:
+    if shutil.which("nvidia-smi") is None:
+        return False
+    import torch
+
+    return torch.cuda.is_available()

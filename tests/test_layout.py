@@ -1,0 +1,131 @@
+"""The layout rules of docs/architecture.md, checked on the source: the ground floor leans on nothing above it,
+modules do not import each other in circles, every stage sits in `<package>/stages/<name>.py` with its params
+model, and files are written one way (pipeline.io)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from pipeline.stage import Stage
+from pipeline.stages import STAGE_CLASSES, STAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            parts = f.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+MODULES = modules()
+
+
+def module_level_imports(path: Path, name: str) -> set[str]:
+    """Project modules imported at module level (inside `if TYPE_CHECKING:` too; not inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        for node in stmts:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative import
+                    pkg = name.split(".")[: -node.level] if not path.name == "__init__.py" else name.split(".")
+                    base = ".".join([*pkg, *([base] if base else [])])
+                found.add(base)
+                found.update(f"{base}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.If):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+
+    visit(tree.body)
+    return {m for m in found if m in MODULES}
+
+
+GRAPH = {name: module_level_imports(path, name) - {name} for name, path in MODULES.items()}
+
+
+def test_ground_floor_imports_nothing_above_it():
+    above = ("corpora", "tokenizer", "pretrain", "finetune")
+    bad = {m: sorted(i for i in deps if i.split(".")[0] in above)
+           for m, deps in GRAPH.items() if m.startswith("pipeline")}
+    assert not {m: d for m, d in bad.items() if d}, "pipeline/ must reach the stages through its registries"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every elementary cycle's members, found by a depth-first search (one representative per cycle)."""
+    out, state, stack = [], {}, []
+
+    def dfs(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for d in sorted(graph.get(n, ())):
+            if state.get(d) == 1:
+                out.append(stack[stack.index(d):] + [d])
+            elif d not in state:
+                dfs(d)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            dfs(n)
+    return out
+
+
+def test_no_import_cycles_in_the_ground_floor():
+    pipeline_graph = {m: {d for d in deps if d.startswith("pipeline")} for m, deps in GRAPH.items()
+                      if m.startswith("pipeline")}
+    assert _cycles(pipeline_graph) == []
+
+
+def test_no_two_modules_import_each_other():
+    mutual = sorted({tuple(sorted((a, b))) for a, deps in GRAPH.items() for b in deps if a in GRAPH.get(b, ())})
+    assert mutual == []
+
+
+def test_every_stage_in_its_own_module_with_its_params_model():
+    for name, target in STAGE_CLASSES.items():
+        module, _, attr = target.partition(":")
+        assert re.fullmatch(rf"(corpora|tokenizer|pretrain|finetune)\.stages\.{name}", module), target
+        cls = STAGES.get(name)
+        assert issubclass(cls, Stage) and cls.name == name
+        assert cls.params_model.__module__ == module, f"{name}: params model {cls.params_model} lives elsewhere"
+    assert list(STAGES.names) == list(STAGE_CLASSES)
+
+
+def test_no_stage_casts_its_params():
+    offenders = [f"{p.relative_to(ROOT)}:{i}" for p in MODULES.values()
+                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                 if re.search(r"=\s*ctx\.params\s*#\s*type:\s*ignore", line)]
+    assert offenders == []
+
+
+# Renames that publish something other than a freshly written file: the runner's stage folders, collect's
+# part files becoming consecutive shards, a checkpoint folder that every rank wrote into.
+RENAMES_ALLOWED = {"pipeline/io.py", "pipeline/runner.py", "corpora/stages/collect.py", "pretrain/train.py"}
+
+
+def test_files_are_written_one_way():
+    """No hand-made temp names or renames outside pipeline.io (and the publishing steps above)."""
+    problems = []
+    for p in MODULES.values():
+        rel = p.relative_to(ROOT).as_posix()
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if rel not in RENAMES_ALLOWED and re.search(r"os\.replace\(|\.rename\(", code):
+                problems.append(f"{rel}:{i}: rename outside pipeline.io: {line.strip()}")
+            if rel != "pipeline/io.py" and re.search(r"""["'][^"']*\.tmp\b""", code) and "tmp-allranks" not in code:
+                problems.append(f"{rel}:{i}: a temp name made by hand: {line.strip()}")
+    assert problems == []

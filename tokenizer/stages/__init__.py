@@ -1,0 +1,1 @@
+"""The tokenizer stages, one module per stage with its params model: pretokenize, vocab."""

@@ -1,0 +1,90 @@
+"""The `vocab` stage: unit shards -> `tokenizer/` (a save_pretrained folder that runs without MeCab) +
+`fidelity.json` / `fidelity.md` on the `report_texts`. The PII placeholder tokens (from the pii stage's meta) are
+reserved right after the special tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from corpora.shards import count_docs, list_shards
+from pipeline import io
+from pipeline.filehash import file_digests
+from pipeline.stage import Stage, StageContext, StageParams, StageResult, package_versions
+from tokenizer.stages.pretokenize import chars_path
+
+
+class VocabParams(StageParams):
+    """The vocabulary to train (WordPiece as KLUE's released tokenizers, or BPE) and the fidelity report's texts."""
+
+    algorithm: Literal["wordpiece", "bpe"] = "wordpiece"
+    vocab_size: int = Field(default=32000, ge=16)
+    min_frequency: int = Field(default=2, ge=1)
+    limit_alphabet: int | None = Field(default=6000, ge=1, description="most frequent characters kept")
+    model_max_length: int = Field(default=512, ge=8)
+    report_texts: list[str] = Field(default_factory=list,
+                                    description="evaluation files for fidelity.json (KLUE dev json/tsv, or text)")
+    report_max_texts: int | None = Field(default=2000, ge=1, description="texts read per report file")
+
+
+class VocabStage(Stage[VocabParams]):
+    """Unit shards -> a MeCab-free transformers tokenizer in `tokenizer/`, and its fidelity report."""
+
+    name = "vocab"
+    version = "1"
+    inputs = ("pretokenize", "pii")
+    variant_field = "algorithm"
+    input_paths = ("report_texts.*",)
+
+    def fingerprint(self, ctx: StageContext[VocabParams]) -> dict[str, Any]:
+        out: dict[str, Any] = package_versions("tokenizers", "transformers")
+        # by position, not path: the key follows the files' contents wherever they lie
+        paths = [Path(os.path.expandvars(f)) for f in ctx.params.report_texts]
+        digests = file_digests(p for p in paths if p.is_file())
+        out["report_texts"] = [digests.get(p) for p in paths]
+        return out
+
+    def run(self, ctx: StageContext[VocabParams]) -> StageResult:
+        from tokenizer.export import export_tokenizer, special_token_ids
+        from tokenizer.fidelity import METRICS, report, to_markdown
+        from tokenizer.train import CharStats, iter_texts, train_vocab
+
+        params = ctx.params
+        pre = ctx.inputs["pretokenize"]
+        placeholders = list(ctx.inputs["pii"].meta.get("placeholder_tokens", []))
+        missing = set(pre.meta.get("placeholder_tokens", [])) - set(placeholders)
+        if missing:
+            raise ValueError(f"pretokenize protected placeholders the pii stage does not declare: {sorted(missing)}")
+        shards = list_shards(pre.path)
+        n_docs = sum(count_docs(p) for p in shards)
+        stats = None
+        sidecars = [chars_path(p) for p in shards]
+        if pre.meta.get("placeholder_tokens") == placeholders and all(p.is_file() for p in sidecars):
+            stats = CharStats.of(())
+            for p in sidecars:
+                stats.merge(CharStats.from_json(json.loads(p.read_text(encoding="utf-8"))))
+        tv = train_vocab(lambda: iter_texts(shards), algorithm=params.algorithm, vocab_size=params.vocab_size,
+                         min_frequency=params.min_frequency, limit_alphabet=params.limit_alphabet,
+                         placeholders=placeholders, stats=stats, show_progress=True, length=n_docs)
+        tok_dir = ctx.out_dir / "tokenizer"
+        export_tokenizer(tv, tok_dir, model_max_length=params.model_max_length)
+        meta: dict[str, Any] = {
+            "tokenizer_dir": "tokenizer", "vocab_size": len(tv.tokens), "vocab_size_requested": params.vocab_size,
+            "algorithm": params.algorithm, "analyzer": pre.meta.get("analyzer"),
+            "special_tokens": {t: i for i, t in enumerate(tv.tokens[:tv.n_reserved])},
+            "special_token_ids": special_token_ids(tv), "placeholder_tokens": placeholders,
+            "model_input_names": ["input_ids", "attention_mask"], "type_vocab_size": 1,
+        }
+        if params.report_texts:
+            files: list[str | Path] = [os.path.expandvars(f) for f in params.report_texts]
+            label = f"{params.algorithm}+{pre.meta.get('analyzer', '?')}"
+            rep = report({label: tok_dir}, files, params.report_max_texts)
+            io.write_json(ctx.out_dir / "fidelity.json", rep, indent=1)
+            io.write_text(ctx.out_dir / "fidelity.md", to_markdown(rep))
+            meta["report"] = {m: round(rep["tokenizers"][label][m], 6) for m in METRICS}
+        return StageResult(meta=meta)
