@@ -23,7 +23,9 @@ from finetune.tasks.base import Hyperparams, Task
 
 
 @dataclass
-class TrainConfig:
+class FinetuneConfig:
+    """One fine-tuning run: the task's hyperparameters plus the run's seed, caps and outputs."""
+
     hp: Hyperparams
     seed: int = 42
     max_steps: int | None = None  # cap on optimiser steps (tests, smoke runs)
@@ -115,7 +117,7 @@ def _strip(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader t
     return [{k: v for k, v in f.items() if k != "example_index"} for f in features]
 
 
-def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: TrainConfig) -> RunResult:
+def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConfig) -> RunResult:
     import torch
     from accelerate import Accelerator
     from accelerate.utils import set_seed
@@ -231,7 +233,7 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     per_seed: dict[str, Any] = {}
     for seed in seeds:
         seed_dir = output / f"seed-{seed}"
-        cfg = TrainConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
+        cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
                           save_dir=seed_dir / "model" if save_model else None, progress=progress)
         res = finetune_once(task, model_dir, data, cfg)
         write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
