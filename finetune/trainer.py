@@ -127,7 +127,9 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
 
     hp = cfg.hp
     set_seed(cfg.seed)
-    accelerator = Accelerator()
+    # bf16 autocast over fp32 weights on a GPU that has it (as pretraining's `mixed_precision: auto`); fp32 on CPU
+    bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    accelerator = Accelerator(mixed_precision="bf16" if bf16 else "no")
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
     model = task.build_model(Path(model_dir), tokenizer, cfg.random_init)

@@ -1,24 +1,78 @@
-"""`klue export-checkpoint`: a training checkpoint -> a model folder that fine-tuning and fill-mask load.
+"""Model folders from pretraining: `final/` at the end of a run, and `klue export-checkpoint` for any checkpoint.
 
-Why: the pretrain stage exports only the final model, but users fine-tune intermediate checkpoints too (KLUE
-score against pretraining steps, or a run that was stopped before its last step). A checkpoint holds the
-training wrapper's weights (`mlm.` prefix) beside optimizer and RNG state; this rebuilds the stock
-`RobertaForMaskedLM` from the run's own `train_config.json`, loads the weights strictly (a missing or extra
-tensor is an error, not a silently re-initialised layer) and writes the same folder layout as `final/`.
+One way for both: a fresh fp32 `RobertaForMaskedLM` is built from the run's model config, the weights are
+loaded into it strictly (a missing or extra tensor is an error, not a silently re-initialised layer; only the
+tied decoder tensors may be absent) and it is saved with `save_pretrained` (safetensors) next to the
+tokenizer. Always fp32, `dtype: float32` in the config: under DeepSpeed bf16 the module itself is bf16 (the
+fp32 masters live in the optimizer), and transformers loads a model in its config's dtype, so a bf16 export
+would make every fine-tuning run train in pure bf16, where most 5e-5 updates round to nothing.
+
+Where the weights come from:
+  - a run without DeepSpeed: the model's own (fp32) state dict;
+  - a DeepSpeed run, at its end: the fp32 masters gathered from the optimizer (`fp32_master_state`);
+  - a checkpoint: `model.safetensors`, or for a DeepSpeed checkpoint its ZeRO shards consolidated to fp32 by
+    DeepSpeed's own `get_fp32_state_dict_from_zero_checkpoint` (which reads DeepSpeed's pickled `.pt` files:
+    this run's own checkpoints, never downloaded ones).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
+
+from pipeline import io
 
 PREFIX = "mlm."
 
 
 class ExportError(ValueError):
     """A run folder or checkpoint that cannot be exported; the message names the path."""
+
+
+def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any]) -> None:
+    """Save `state_dict` (names without the training wrapper's `mlm.` prefix) as an fp32 `RobertaForMaskedLM`
+    plus `tokenizer` into `final`, renamed into place when complete.
+
+    The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
+    """
+    import torch
+    from transformers import RobertaForMaskedLM
+
+    config = type(model_config).from_dict(model_config.to_dict())
+    config.architectures = ["RobertaForMaskedLM"]
+    config.dtype = torch.float32
+    model = RobertaForMaskedLM(config).to(torch.float32)
+    state = {k.removeprefix(PREFIX): v.detach().to("cpu", torch.float32) for k, v in state_dict.items()}
+    # Tied tensors (decoder weight = word embeddings, decoder bias = lm_head.bias) may be stored once, under
+    # the name they are tied to; only those may be absent, and the tie fills them.
+    tied = {k for k, src in (getattr(model, "_tied_weights_keys", None) or {}).items() if src in state}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if set(missing) - tied or unexpected:
+        raise ExportError(f"{final}: the weights do not match the model config "
+                          f"(missing {sorted(set(missing) - tied)}, unexpected {sorted(unexpected)})")
+    model.tie_weights()
+    with io.atomic_path(final, replace_dir=True) as tmp:
+        model.save_pretrained(tmp)
+        # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
+        # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
+        tokenizer.model_max_length = config.max_position_embeddings - config.pad_token_id - 1
+        tokenizer.save_pretrained(tmp)
+
+
+def fp32_master_state(module: Any) -> dict[str, Any]:
+    """The fp32 weights of a DeepSpeed-wrapped module, full size on every rank: from the optimizer's fp32
+    masters (`deepspeed.utils.safe_get_full_fp32_param`, ZeRO 1, 2 and 3), or the parameter itself where
+    DeepSpeed keeps no separate master (fp32 training). A collective under ZeRO-3: every rank must call it."""
+    from deepspeed.utils import safe_get_full_fp32_param
+
+    out = {}
+    for name, p in module.named_parameters():
+        full = safe_get_full_fp32_param(p)
+        out[name] = (full if full is not None else p.detach()).float().cpu()
+    return out
 
 
 def find_step(run_dir: Path, step: int | None) -> Path:
@@ -37,40 +91,44 @@ def find_step(run_dir: Path, step: int | None) -> Path:
     raise ExportError(f"{run_dir / CHECKPOINTS}: no checkpoint of step {step} (kept: {have})")
 
 
+def checkpoint_state(ckpt: Path) -> dict[str, Any]:
+    """The weights of a checkpoint folder, fp32: `model.safetensors` (plain runs), or the ZeRO checkpoint that
+    accelerate's `save_state` writes under DeepSpeed (`latest` + `pytorch_model/` shards), consolidated."""
+    weights = ckpt / "model.safetensors"
+    if weights.is_file():
+        from safetensors.torch import load_file
+
+        return load_file(weights)
+    if (ckpt / "latest").is_file():
+        from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
+
+        return dict(get_fp32_state_dict_from_zero_checkpoint(str(ckpt)))
+    raise ExportError(f"{ckpt}: neither model.safetensors nor a DeepSpeed checkpoint (latest, pytorch_model/)")
+
+
 def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, config: Path | None = None) -> Path:
     """Write checkpoint `step` (default: the newest) of the pretraining run in `run_dir` to `output`.
 
     `config` is the run's TrainConfig JSON; the pretrain stage writes it as `run_dir/train_config.json`."""
-    from safetensors.torch import load_file
     from transformers import AutoTokenizer
 
-    from pretrain.model import build_config, build_model
-    from pretrain.train import TrainConfig, export_final
+    from pretrain.model import build_config
+    from pretrain.train import TrainConfig
 
     cfg_path = config or run_dir / "train_config.json"
     if not cfg_path.is_file():
         raise ExportError(f"{cfg_path}: not found; give the run's training config with --config")
     cfg = TrainConfig.model_validate_json(cfg_path.read_text(encoding="utf-8"))
     ckpt = find_step(run_dir, step)
-    weights = ckpt / "model.safetensors"
-    if not weights.is_file():
-        hint = " (a DeepSpeed checkpoint: consolidate it with DeepSpeed's zero_to_fp32.py first)" if cfg.deepspeed else ""
-        raise ExportError(f"{ckpt}: model.safetensors missing{hint}")
     tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
     model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len,
                              pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
                              eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
-    model = build_model(model_cfg, cfg.seed)
-    state = {k.removeprefix(PREFIX): v for k, v in load_file(weights).items()}
-    # Tied tensors (decoder weight = word embeddings, decoder bias = lm_head.bias) are stored once, under the
-    # name they are tied to; only those may be absent, and the tie fills them.
-    tied = {k for k, src in (getattr(model, "_tied_weights_keys", None) or {}).items() if src in state}
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    if set(missing) - tied or unexpected:
-        raise ExportError(f"{weights}: does not match the run's model config "
-                          f"(missing {sorted(set(missing) - tied)}, unexpected {sorted(unexpected)})")
-    model.tie_weights()
-    export_final(model, tok, output)
+    state = checkpoint_state(ckpt)
+    try:
+        export_final(model_cfg, tok, output, state)
+    except ExportError as e:
+        raise ExportError(f"{ckpt}: {e}") from None
     return ckpt
 
 
@@ -82,7 +140,8 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
 @click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The run's training config (default: RUN_DIR/train_config.json, as the pretrain stage writes).")
 def export_checkpoint_cmd(run_dir: Path, step: int | None, output: Path, config: Path | None) -> None:
-    """Export a pretraining checkpoint (RUN_DIR/checkpoints/step-N) as a model folder for `klue finetune`."""
+    """Export a pretraining checkpoint (RUN_DIR/checkpoints/step-N; plain or DeepSpeed ZeRO 1-3) as an fp32 model
+    folder for `klue finetune`."""
     try:
         ckpt = export_checkpoint(run_dir, output, step, config)
     except ExportError as e:

@@ -44,11 +44,16 @@ def build_config(size: str, *, vocab_size: int, seq_len: int, pad_token_id: int,
         raise ValueError(f"unknown model size {size!r}; choose one of {sorted(MODEL_SIZES)}")
     kw: dict[str, Any] = dict(MODEL_SIZES[size])
     kw.update(overrides or {})
+    # `vocab_size` in the overrides pads the embedding table beyond the tokenizer (e.g. to a multiple of 128,
+    # as Megatron-LM does for tensor-core-friendly shapes); it can never be smaller than the tokenizer
+    padded = int(kw.pop("vocab_size", vocab_size))
+    if padded < vocab_size:
+        raise ValueError(f"model_overrides.vocab_size={padded} is smaller than the tokenizer's {vocab_size}")
     if kw["hidden_size"] % kw["num_attention_heads"]:
         raise ValueError(f"hidden_size {kw['hidden_size']} is not a multiple of num_attention_heads "
                          f"{kw['num_attention_heads']}")
     cfg = RobertaConfig(
-        vocab_size=vocab_size,
+        vocab_size=padded,
         type_vocab_size=1,
         max_position_embeddings=seq_len + pad_token_id + 1,
         pad_token_id=pad_token_id,

@@ -27,14 +27,14 @@ from typing import Any
 from pydantic import model_validator
 
 from pipeline import io
+from pretrain.export import export_final, fp32_master_state
+from pretrain.flops import Peak, peak_for, step_flops
 from pretrain.stages.pretrain import PretrainParams
 
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "train_state.json"
 EVAL_STEP = 2**40  # the "step" coordinate of evaluation masks: fixed, so every evaluation sees the same masks
 DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
-# Dense bf16 peak FLOP/s per device, for the MFU estimate (GPU only; public datasheet numbers).
-PEAK_FLOPS = {"H200": 989e12, "H100": 989e12, "A100": 312e12, "L40S": 362e12, "A10G": 125e12, "L4": 121e12}
 
 
 class TrainConfig(PretrainParams):
@@ -51,6 +51,7 @@ class TrainConfig(PretrainParams):
     adam_eps: float = 1e-6
     min_lr_ratio: float = 0.0
     halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
+    clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
 
     @model_validator(mode="before")
     @classmethod
@@ -151,20 +152,6 @@ def plot_loss_curve(metrics: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-def export_final(mlm: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any] | None = None) -> None:
-    """`save_pretrained` of model (safetensors) and tokenizer into one folder, renamed into place when complete.
-
-    The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
-    """
-    mlm.config.architectures = ["RobertaForMaskedLM"]
-    with io.atomic_path(final, replace_dir=True) as tmp:
-        mlm.save_pretrained(tmp, state_dict=state_dict)
-        # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
-        # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
-        tokenizer.model_max_length = mlm.config.max_position_embeddings - mlm.config.pad_token_id - 1
-        tokenizer.save_pretrained(tmp)
-
-
 def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run (or resume) training to `max_steps`; returns the summary also written to `summary.json`."""
     import torch
@@ -205,20 +192,25 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         # -- resume -------------------------------------------------------------------------------------
         step, elapsed_before, tokens_seen = resume(run)
         accelerator.init_trackers("tensorboard")
-        peak = None
-        if torch.cuda.is_available():
-            name = torch.cuda.get_device_name()
-            peak = next((v for k, v in PEAK_FLOPS.items() if k in name), None)
+        peak = device_peak(cfg)
+        batches = BatchSource(run, train_samples)  # builds the next micro-batch while this one runs (GPU)
 
         # -- the loop -----------------------------------------------------------------------------------
+        # Throughput counts training steps only: the clock is read after a device sync at the ends of each
+        # timed stretch, stops for evaluation, checkpoints and logging, and skips the process's first step
+        # (start-up: allocator, kernels, DeepSpeed's first collectives).
         model.train()
         t_start = time.perf_counter()
-        window_loss, window_tokens, window_t = [], 0, time.perf_counter()
+        timer = Throughput(accelerator)
+        window_loss = torch.zeros((), device=accelerator.device, dtype=torch.float64)
+        window_steps = 0
         bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not run.main, unit="step")
+        first_step = True
         while step < cfg.max_steps:
-            elapsed = elapsed_before + time.perf_counter() - t_start
             progress = None
             if cfg.time_budget_s:
+                # one clock for every rank (the slowest's), or one rank stops while another enters a collective
+                elapsed = agreed_elapsed(run, elapsed_before + time.perf_counter() - t_start)
                 if elapsed >= cfg.time_budget_s:
                     accelerator.print(f"wall-clock budget of {cfg.time_budget_s:.0f}s reached at step {step}")
                     break
@@ -227,9 +219,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             lr = cfg.lr * lr_factor(step, cfg, progress)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            step_loss = torch.zeros((), device=accelerator.device)
+            if not first_step:
+                timer.start()
+            tokens = predicted = 0
             for a in range(cfg.grad_accum):
-                b = micro_batch(run, step, a, rank, train_samples, order.indices(step, a, rank))
+                b, n_pred = batches.get(step, a)
                 with accelerator.accumulate(model):
                     loss = model(**b)
                     accelerator.backward(loss)
@@ -237,44 +231,52 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                         accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
                     optimizer.step()
                     optimizer.zero_grad()
-                step_loss += loss.detach() / cfg.grad_accum
-                window_tokens += int(b["input_ids"].numel())
+                window_loss += loss.detach().double() / cfg.grad_accum
+                tokens += int(b["input_ids"].numel())
+                predicted += n_pred
             step += 1
-            mean_loss = float(accelerator.reduce(step_loss, "mean"))
-            window_loss.append(mean_loss)
+            window_steps += 1
             tokens_seen += order.per_step * cfg.seq_len
+            if not first_step:
+                timer.count(tokens, step_flops(model_cfg, cfg.seq_len, tokens, predicted))
+            first_step = False
             bar.update(1)
             row: dict[str, Any] = {}
             if step % cfg.log_every == 0 or step == cfg.max_steps:
-                dt = time.perf_counter() - window_t
-                tps = window_tokens * world / dt
-                row = {"step": step, "loss": sum(window_loss) / len(window_loss), "lr": lr, "tokens_per_s": tps,
-                       "epoch": order.epoch(step)}
-                if peak:
-                    row["mfu"] = 6 * n_params * tps / (peak * world)
-                window_loss, window_tokens, window_t = [], 0, time.perf_counter()
-                bar.set_postfix(loss=f"{row['loss']:.3f}", tok_s=f"{tps:.0f}")
+                # the only host sync of the training steps: the loss, averaged over the window and the ranks
+                mean_loss = float(accelerator.reduce(window_loss, "mean")) / window_steps
+                row = {"step": step, "loss": mean_loss, "lr": lr, "epoch": order.epoch(step)}
+                row.update(timer.window(world, peak))
+                window_loss.zero_()
+                window_steps = 0
+                bar.set_postfix(loss=f"{mean_loss:.3f}", tok_s=f"{row.get('tokens_per_s', 0):.0f}")
             if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
+                timer.pause()
                 row = {**row, "step": step, **evaluate(run, eval_samples)}
             if row:
                 log_row(run, row)
-            if step % cfg.checkpoint_every == 0 and step < cfg.max_steps:
+            if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
+                timer.pause()
                 save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
             if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
                 bar.close()
                 raise Halted(f"halted after step {step} (halt_after_step)")
         bar.close()
+        batches.close()
         if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
             # the wall-clock budget ended the run between evaluations: the final model still gets one
             log_row(run, {"step": step, **evaluate(run, eval_samples)})
 
         # -- export -------------------------------------------------------------------------------------
-        state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards
+        if cfg.deepspeed:  # the fp32 masters, not the bf16 module (a collective under ZeRO-3: every rank)
+            state = fp32_master_state(accelerator.unwrap_model(model))
+        else:
+            state = accelerator.get_state_dict(model)
         if run.main:
-            export_final(accelerator.unwrap_model(model).mlm, tok, run.out_dir / "final",
-                         state_dict={k.removeprefix("mlm."): v for k, v in state_dict.items()})
+            export_final(model_cfg, tok, run.out_dir / "final", state)
         accelerator.wait_for_everyone()
-        summary = summarize(run, step, tokens_seen, n_params)
+        rank_steps = [int(x) for x in accelerator.gather(torch.tensor([step], device=accelerator.device)).tolist()]
+        summary = summarize(run, step, tokens_seen, n_params, timer, peak, rank_steps)
         if run.main:
             plot_loss_curve(read_metrics(run.metrics_path), run.out_dir / "loss_curve.png")
             io.write_json(run.out_dir / "summary.json", summary, indent=1, ensure_ascii=True)
@@ -353,20 +355,144 @@ def release(accelerator: Any) -> None:
     GradientState._reset_state()
 
 
-def micro_batch(run: Run, s: int, a: int, r: int, samples: Any, indices: list[int]) -> dict[str, Any]:
-    """Samples `indices`, masked with the generator of coordinates (seed, step s, micro-batch a, rank r)."""
-    from pretrain.data import mask_tokens, step_generator
+def device_peak(cfg: TrainConfig) -> Peak | None:
+    """The per-device peak that MFU divides by: `peak_tflops` when set, else the GPU's from `pretrain.flops`;
+    None on CPU or an unknown GPU (then no MFU is logged)."""
+    import torch
+
+    if cfg.peak_tflops is not None:
+        return peak_for("", cfg.peak_tflops)
+    return peak_for(torch.cuda.get_device_name()) if torch.cuda.is_available() else None
+
+
+def agreed_elapsed(run: Run, local: float) -> float:
+    """The largest elapsed time over the ranks (plus `clock_offset_s`, a test hook standing for a rank that
+    started late): every rank then stops at the same step and follows the same learning-rate schedule."""
+    import torch
+
+    local += run.cfg.clock_offset_s.get(run.accelerator.process_index, 0.0)
+    if run.accelerator.num_processes == 1:
+        return local
+    import torch.distributed as dist
+
+    t = torch.tensor([local], device=run.accelerator.device, dtype=torch.float64)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)  # accelerate's reduce knows sum and mean only
+    return float(t)
+
+
+class Throughput:
+    """Tokens and FLOPs per second of training steps only (see the loop): windows between log steps, and the
+    run's total for the summary."""
+
+    def __init__(self, accelerator: Any):
+        self.accelerator = accelerator
+        self._t0: float | None = None
+        self.tokens = self.flops = 0.0  # this window
+        self.seconds = 0.0
+        self.total_tokens = self.total_flops = self.total_seconds = 0.0
+
+    def _sync(self) -> None:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+    def start(self) -> None:
+        """Start the clock (if it is not running): a timed stretch of training steps begins."""
+        if self._t0 is None:
+            self._sync()
+            self._t0 = time.perf_counter()
+
+    def count(self, tokens: int, flops: float) -> None:
+        """A timed step's work; the clock keeps running into the next step until `pause`."""
+        self.tokens += tokens
+        self.flops += flops
+
+    def pause(self) -> None:
+        """Stop the clock after a device sync: what follows (evaluation, a checkpoint) is not training."""
+        if self._t0 is not None:
+            self._sync()
+            dt = time.perf_counter() - self._t0
+            self.seconds += dt
+            self.total_seconds += dt
+            self._t0 = None
+
+    def window(self, world: int, peak: Peak | None) -> dict[str, Any]:
+        """tokens/s (over all ranks) and MFU of the window since the last call, then a new window."""
+        self.pause()
+        out: dict[str, Any] = {}
+        if self.seconds > 0:
+            out["tokens_per_s"] = self.tokens * world / self.seconds
+            if peak is not None:
+                out["mfu"] = self.flops / (self.seconds * peak.flops)
+        self.total_tokens += self.tokens
+        self.total_flops += self.flops
+        self.tokens = self.flops = self.seconds = 0.0
+        return out
+
+
+class BatchSource:
+    """Micro-batches of (step, micro-batch) on this rank: built on the CPU (masking is a function of the
+    coordinates), in pinned memory and copied without blocking on a GPU, where a background thread builds the
+    next one while the current one runs. On CPU they are built in line (a thread would only compete)."""
+
+    def __init__(self, run: Run, samples: Any):
+        import torch
+
+        self.run, self.samples = run, samples
+        self.rank = run.accelerator.process_index
+        self._pool = None
+        self._next: tuple[tuple[int, int], Any] | None = None
+        if torch.cuda.is_available():
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batches")
+
+    def _coords_after(self, s: int, a: int) -> tuple[int, int]:
+        return (s, a + 1) if a + 1 < self.run.cfg.grad_accum else (s + 1, 0)
+
+    def _build(self, s: int, a: int) -> tuple[dict[str, Any], int]:
+        return micro_batch(self.run, s, a, self.rank, self.samples, self.run.order.indices(s, a, self.rank),
+                           pin=self._pool is not None)
+
+    def get(self, s: int, a: int) -> tuple[dict[str, Any], int]:
+        """The micro-batch and its number of predicted positions."""
+        if self._pool is None:
+            return self._build(s, a)
+        if self._next is not None and self._next[0] == (s, a):
+            built = self._next[1].result()
+        else:
+            built = self._build(s, a)
+        nxt = self._coords_after(s, a)
+        self._next = (nxt, self._pool.submit(self._build, *nxt)) if nxt[0] < self.run.cfg.max_steps else None
+        return built
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def micro_batch(run: Run, s: int, a: int, r: int, samples: Any, indices: list[int], pin: bool = False
+                ) -> tuple[dict[str, Any], int]:
+    """Samples `indices`, masked with the generator of coordinates (seed, step s, micro-batch a, rank r), on
+    the device; and how many positions are predicted (counted on the CPU, so the count costs no sync)."""
+    from pretrain.data import IGNORE, mask_tokens, step_generator
 
     cfg, dev = run.cfg, run.accelerator.device
     b = samples.batch(indices)
     ids, labels = mask_tokens(b["input_ids"], run.special, step_generator(cfg.seed, s, a, r),
                              mlm_probability=cfg.mlm_probability, word_starts=b.get("word_starts"),
                              whole_word=cfg.whole_word_mask)
-    att = b["attention_mask"]
-    out = {"input_ids": ids.to(dev), "labels": labels.to(dev)}
-    if not bool(att.all()):  # packed samples need no mask; only the short last one does
-        out["attention_mask"] = att.to(dev)
-    return out
+    return _to_device({"input_ids": ids, "labels": labels}, b["attention_mask"], dev, pin), \
+        int((labels != IGNORE).sum())
+
+
+def _to_device(batch: dict[str, Any], attention_mask: Any, dev: Any, pin: bool) -> dict[str, Any]:
+    if not bool(attention_mask.all()):  # packed samples need no mask; only the short last one does
+        batch["attention_mask"] = attention_mask
+    if pin:
+        batch = {k: v.pin_memory() for k, v in batch.items()}
+    return {k: v.to(dev, non_blocking=pin) for k, v in batch.items()}
 
 
 def evaluate(run: Run, eval_samples: Any) -> dict[str, float]:
@@ -374,31 +500,43 @@ def evaluate(run: Run, eval_samples: Any) -> dict[str, float]:
     as RoBERTa reports it, `eval_mask_loss` over the positions whose input is [MASK] only, and
     `eval_order_gain`: the [MASK] loss with the context words shuffled minus the same loss with them intact.
 
-    Why: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy them
-    long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
+    The set is the first `eval_batches * batch_size` held-out samples, each masked (and shuffled) by a generator
+    of its own index, split over the ranks: the numbers do not depend on how many ranks there are.
+
+    Why these three: 10 % of the predicted tokens are left unchanged in the input, and a model learns to copy
+    them long before it learns to use context, so `eval_loss` falls well below the unigram entropy while the
     [MASK] positions are still predicted from token frequencies alone (fill-mask then answers "." to
     everything). `eval_mask_loss` says whether the model uses context; `eval_order_gain` (nats) whether it
     uses the order of that context: ~0 means a bag-of-words model, still in the plateau."""
     import torch
 
-    from pretrain.data import shuffle_context, step_generator
+    from pretrain.data import IGNORE, mask_tokens, shuffle_context, step_generator
 
     cfg, accelerator, model, special = run.cfg, run.accelerator, run.model, run.special
     rank, world, dev = accelerator.process_index, accelerator.num_processes, accelerator.device
+    n = len(eval_samples)
+    mine = [(j, j % n) for j in range(cfg.eval_batches * cfg.batch_size)][rank::world]
     model.eval()
     # loss all, count all, loss at [MASK], count [MASK], loss at [MASK] with shuffled context
     sums = torch.zeros(5, device=dev, dtype=torch.float64)
-    n = len(eval_samples)
     with torch.no_grad():
-        for k in range(cfg.eval_batches):
-            first = (k * world + rank) * cfg.batch_size
-            idx = [(first + j) % n for j in range(cfg.batch_size)]
-            b = micro_batch(run, EVAL_STEP, k, rank, eval_samples, idx)
-            losses = model(**b, per_token=True).double()
-            at_mask = b["input_ids"][b["labels"] != -100] == special.mask
-            shuffled = shuffle_context(b["input_ids"].cpu(), b["labels"].cpu(), special,
-                                       step_generator(cfg.seed, EVAL_STEP, k, rank, 1))
-            shuffled_losses = model(**{**b, "input_ids": shuffled.to(dev)}, per_token=True).double()
+        for k in range(0, len(mine), cfg.batch_size):
+            chunk = mine[k:k + cfg.batch_size]
+            b = eval_samples.batch([i for _, i in chunk])
+            rows, shuffled_rows, label_rows = [], [], []
+            for row, (j, _) in enumerate(chunk):
+                ids, labels = mask_tokens(b["input_ids"][row:row + 1], special, step_generator(cfg.seed, EVAL_STEP, j),
+                                          mlm_probability=cfg.mlm_probability,
+                                          word_starts=None if b.get("word_starts") is None
+                                          else b["word_starts"][row:row + 1], whole_word=cfg.whole_word_mask)
+                rows.append(ids)
+                label_rows.append(labels)
+                shuffled_rows.append(shuffle_context(ids, labels, special, step_generator(cfg.seed, EVAL_STEP, j, 1)))
+            ids, labels, shuffled = torch.cat(rows), torch.cat(label_rows), torch.cat(shuffled_rows)
+            batch = _to_device({"input_ids": ids, "labels": labels}, b["attention_mask"], dev, False)
+            losses = model(**batch, per_token=True).double()
+            at_mask = (ids[labels != IGNORE] == special.mask).to(dev)
+            shuffled_losses = model(**{**batch, "input_ids": shuffled.to(dev)}, per_token=True).double()
             sums += torch.stack([losses.sum(), torch.tensor(float(losses.numel()), device=dev),
                                  losses[at_mask].sum(), at_mask.sum().double(),
                                  shuffled_losses[at_mask].sum()])
@@ -407,6 +545,28 @@ def evaluate(run: Run, eval_samples: Any) -> dict[str, float]:
     return {"eval_loss": float(sums[0] / sums[1].clamp(min=1)),
             "eval_mask_loss": float(sums[2] / sums[3].clamp(min=1)),
             "eval_order_gain": float((sums[4] - sums[2]) / sums[3].clamp(min=1))}
+
+
+def evaluate_folder(model_dir: Path, cfg: TrainConfig) -> dict[str, float]:
+    """`evaluate` of an exported model folder (final/, `klue export-checkpoint`) on the run's held-out samples
+    and masks, in this process: the numbers the run logged for those weights, whatever its number of ranks."""
+    import torch
+    from accelerate import Accelerator
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from pretrain.data import PackedSamples, SpecialIds, TokenStream
+    from pretrain.model import SparseMLM
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    special = SpecialIds.from_tokenizer(tok)
+    samples = PackedSamples(TokenStream(Path(cfg.encode_dir), "eval"), cfg.seq_len, special)
+    accelerator = Accelerator(cpu=not torch.cuda.is_available())
+    try:
+        model = SparseMLM(AutoModelForMaskedLM.from_pretrained(model_dir, dtype=torch.float32).eval())
+        model = model.to(accelerator.device)
+        return evaluate(Run(cfg, accelerator, model, None, special, None), samples)
+    finally:
+        release(accelerator)
 
 
 def log_row(run: Run, row: dict[str, Any]) -> None:
@@ -418,8 +578,9 @@ def log_row(run: Run, row: dict[str, Any]) -> None:
 
 
 def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int) -> None:
-    """`checkpoints/step-NNNNNNNN/`: model (safetensors), optimizer and RNG states of every rank, and
-    `train_state.json`; written under a temp name and renamed when complete. Keeps `keep_checkpoints`."""
+    """`checkpoints/step-NNNNNNNN/`: model (safetensors; under DeepSpeed its ZeRO shards), optimizer and RNG
+    states of every rank, and `train_state.json`; written under a temp name and renamed when complete. Keeps
+    `keep_checkpoints`. The last step is checkpointed too, so a finished run can be continued to more steps."""
     accelerator, ckpt_root = run.accelerator, run.out_dir / CHECKPOINTS
     final = ckpt_root / f"step-{s:08d}"
     # Every rank writes into the same folder, so its temp name is one that all ranks agree on (not
@@ -431,6 +592,8 @@ def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int) -> None:
         state = {"step": s, "elapsed_s": elapsed, "tokens": tokens, "world_size": accelerator.num_processes,
                  "per_step": run.order.per_step, "samples_read": s * run.order.per_step}
         io.write_text(tmp / STATE_FILE, json.dumps(state, sort_keys=True) + "\n")
+        if final.exists():  # the same step again (a finished run restarted): replace it
+            shutil.rmtree(final)
         tmp.rename(final)
         for old in sorted(ckpt_root.glob("step-*"))[:-run.cfg.keep_checkpoints]:
             shutil.rmtree(old, ignore_errors=True)
@@ -459,11 +622,15 @@ def resume(run: Run) -> tuple[int, float, int]:
     return state["step"], state["elapsed_s"], state["tokens"]
 
 
-def summarize(run: Run, step: int, tokens_seen: int, n_params: int) -> dict[str, Any]:
-    """The run's summary (summary.json and the stage report) from metrics.jsonl."""
+def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throughput, peak: Peak | None,
+              rank_steps: list[int]) -> dict[str, Any]:
+    """The run's summary (summary.json and the stage report) from metrics.jsonl and this process's timer:
+    tokens/s and MFU over every timed training step of this process (not a mean of window rates)."""
     metrics = read_metrics(run.metrics_path)
     train_rows = [m for m in metrics if "loss" in m]
     eval_rows = [m for m in metrics if "eval_loss" in m]
+    world = run.accelerator.num_processes
+    secs = timer.total_seconds
     return {
         "steps": step,
         "first_loss": train_rows[0]["loss"] if train_rows else None,
@@ -471,10 +638,13 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int) -> dict[str,
         "eval_loss": eval_rows[-1]["eval_loss"] if eval_rows else None,
         "eval_mask_loss": eval_rows[-1].get("eval_mask_loss") if eval_rows else None,
         "eval_order_gain": eval_rows[-1].get("eval_order_gain") if eval_rows else None,
-        "tokens_per_s": (sum(m["tokens_per_s"] for m in train_rows) / len(train_rows)) if train_rows else None,
+        "tokens_per_s": timer.total_tokens * world / secs if secs else None,
+        "mfu": timer.total_flops / (secs * peak.flops) if secs and peak else None,
+        "peak": {"label": peak.label, "flops_per_s": peak.flops} if peak else None,
         "tokens_seen": tokens_seen,
         "params": n_params,
-        "world_size": run.accelerator.num_processes,
+        "world_size": world,
+        "rank_steps": rank_steps,
         "mixed_precision": run.accelerator.mixed_precision,
         "deepspeed": run.cfg.deepspeed,
         "epochs": run.order.epoch(step),

@@ -19,7 +19,7 @@ def run(tmp_path_factory):
     out = root / "run"
     cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
                       batch_size=4, max_steps=6, warmup_steps=1, lr=3e-3, eval_every=100, eval_batches=1,
-                      checkpoint_every=2, keep_checkpoints=2, threads=1)  # checkpoints at 2, 4
+                      checkpoint_every=2, keep_checkpoints=3, threads=1)  # checkpoints at 2, 4, 6 (the end)
     train(cfg)
     (out / "train_config.json").write_text(cfg.model_dump_json())  # as the pretrain stage does
     return out
@@ -32,14 +32,19 @@ def _export(args: list[str]):
 def test_newest_checkpoint_exports_its_own_weights_and_loads(run, tmp_path):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    res = _export([str(run), "--output", str(tmp_path / "s4")])  # default: the newest checkpoint
+    res = _export([str(run), "--output", str(tmp_path / "s6")])  # default: the newest checkpoint, the last step
     assert res.exit_code == 0, res.output
-    assert "step-00000004" in res.output  # the last step (6) is exported as final/, not checkpointed
+    assert "step-00000006" in res.output
+    final = load_file(run / "final" / "model.safetensors")
+    last = load_file(tmp_path / "s6" / "model.safetensors")
+    assert last.keys() == final.keys() and all(torch.equal(last[k], final[k]) for k in final)  # = final/
+
+    res = _export([str(run), "--step", "4", "--output", str(tmp_path / "s4")])
+    assert res.exit_code == 0, res.output
     ckpt = load_file(run / "checkpoints" / "step-00000004" / "model.safetensors")
     exported = load_file(tmp_path / "s4" / "model.safetensors")
     assert {"mlm." + k for k in exported} == set(ckpt)
     assert all(torch.equal(v, ckpt["mlm." + k]) for k, v in exported.items())
-    final = load_file(run / "final" / "model.safetensors")
     assert exported.keys() == final.keys()  # the same folder layout as the stage's own export
     assert not all(torch.equal(exported[k], final[k]) for k in exported)  # two more steps moved the weights
     model = AutoModelForMaskedLM.from_pretrained(tmp_path / "s4")
@@ -54,8 +59,8 @@ def test_newest_checkpoint_exports_its_own_weights_and_loads(run, tmp_path):
 
 
 def test_missing_step_or_config_is_a_clear_error(run, tmp_path):
-    res = _export([str(run), "--step", "6", "--output", str(tmp_path / "x")])
-    assert res.exit_code != 0 and "no checkpoint of step 6 (kept: 2, 4)" in res.output
+    res = _export([str(run), "--step", "5", "--output", str(tmp_path / "x")])
+    assert res.exit_code != 0 and "no checkpoint of step 5 (kept: 2, 4, 6)" in res.output
     res = _export([str(tmp_path), "--output", str(tmp_path / "x")])
     assert res.exit_code != 0 and "train_config.json: not found" in res.output
     assert not (tmp_path / "x").exists()

@@ -10,8 +10,9 @@ from safetensors.torch import load_file
 
 import pretrain.data
 import pretrain.model
+from pretrain.export import export_final
 from pretrain.model import SparseMLM, build_config, build_model
-from pretrain.train import Halted, TrainConfig, export_final, find_checkpoint, read_metrics, train
+from pretrain.train import Halted, TrainConfig, find_checkpoint, read_metrics, train
 from testkit.pretrain import context, encode_fixture, make_tokenizer
 
 
@@ -143,7 +144,7 @@ def test_export_round_trip_identical_logits_and_fill_mask(tmp_path):
     cfg = build_config("tiny", vocab_size=len(tok), seq_len=32, pad_token_id=tok.pad_token_id,
                        bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
     model = build_model(cfg, seed=1).eval()
-    export_final(model, tok, tmp_path / "final")
+    export_final(model.config, tok, tmp_path / "final", model.state_dict())
     assert (tmp_path / "final" / "model.safetensors").is_file()
     assert not list((tmp_path / "final").glob("*.bin")), "safetensors only"
     loaded = AutoModelForMaskedLM.from_pretrained(tmp_path / "final", local_files_only=True).eval()

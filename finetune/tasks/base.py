@@ -207,7 +207,12 @@ def finite_or_none(x: float) -> float | None:
 
 def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str] | None) -> Any:
     """`AutoModelForSequenceClassification` with a fresh head: one output per label, or one regression output
-    when `labels` is None. Safetensors only, never remote code."""
+    when `labels` is None. Safetensors only, never remote code.
+
+    Always fp32 weights, whatever dtype the folder's config names: transformers 5 loads a model in its config's
+    dtype, and AdamW on bf16 weights loses most 5e-5 updates to rounding (mixed precision, where used, is
+    autocast over fp32 weights: see `finetune.trainer`)."""
+    import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
     kwargs: dict[str, Any]
@@ -219,9 +224,10 @@ def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labe
     if random_init:
         # Same architecture and shape, fresh weights: the baseline that shows what pretraining bought.
         config = AutoConfig.from_pretrained(model_dir, **kwargs)
-        model = AutoModelForSequenceClassification.from_config(config)
+        model = AutoModelForSequenceClassification.from_config(config, dtype=torch.float32)
     else:
-        model = AutoModelForSequenceClassification.from_pretrained(model_dir, use_safetensors=True, **kwargs)
+        model = AutoModelForSequenceClassification.from_pretrained(model_dir, use_safetensors=True,
+                                                                   dtype=torch.float32, **kwargs)
     if len(tokenizer) != model.get_input_embeddings().num_embeddings:
         # Added tokens (RE markers) get the config's plain normal init, as in KLUE-baseline's transformers.
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)

@@ -48,13 +48,17 @@ class PretrainParams(StageParams):
     deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
     mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
     threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's)")
+    peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: the GPU's "
+                                      "dense bf16 peak from pretrain.flops.PEAKS)")
 
 
 class PretrainStage(Stage[PretrainParams]):
     """MLM pretraining; resumable: a killed run continues from its newest checkpoint in the same folder."""
 
     name = "pretrain"
-    version = "3"  # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain
+    # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain; 4: fp32 export under DeepSpeed, eval masks
+    # per sample (rank-independent), tokens/s of training steps only, MFU from counted FLOPs, final checkpoint
+    version = "4"
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "model"
@@ -81,8 +85,8 @@ class PretrainStage(Stage[PretrainParams]):
             "metrics": "metrics.jsonl",
             "plots": ["loss_curve.png"],
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
-                                                   "eval_order_gain",
-                                                   "tokens_per_s", "tokens_seen", "params", "world_size")},
+                                                   "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
+                                                   "params", "world_size")},
         })
 
 
