@@ -436,14 +436,17 @@ class BatchSource:
     coordinates), in pinned memory and copied without blocking on a GPU, where a background thread builds the
     next one while the current one runs. On CPU they are built in line (a thread would only compete)."""
 
-    def __init__(self, run: Run, samples: Any):
+    def __init__(self, run: Run, samples: Any, background: bool | None = None):
         import torch
 
         self.run, self.samples = run, samples
         self.rank = run.accelerator.process_index
-        self._pool = None
+        self.pin = torch.cuda.is_available()
+        self._pool: Any = None
         self._next: tuple[tuple[int, int], Any] | None = None
-        if torch.cuda.is_available():
+        if background is None:
+            background = torch.cuda.is_available()
+        if background:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batches")
@@ -453,7 +456,7 @@ class BatchSource:
 
     def _build(self, s: int, a: int) -> tuple[dict[str, Any], int]:
         return micro_batch(self.run, s, a, self.rank, self.samples, self.run.order.indices(s, a, self.rank),
-                           pin=self._pool is not None)
+                           pin=self.pin)
 
     def get(self, s: int, a: int) -> tuple[dict[str, Any], int]:
         """The micro-batch and its number of predicted positions."""

@@ -218,6 +218,32 @@ def test_tokens_per_s_and_mfu_count_training_steps_only(encoded, tmp_path, monke
     assert summary["tokens_per_s"] is not None and summary["peak"]["flops_per_s"] == 1e12
 
 
+def test_background_batches_are_the_inline_ones(encoded, tmp_path):
+    """The GPU path builds the next micro-batch on a thread; whatever the order of requests, each batch is the
+    pure function of (step, micro-batch, rank) that the inline path builds."""
+    from accelerate import Accelerator
+    from transformers import AutoTokenizer
+
+    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream
+
+    enc, vocab, _ = encoded
+    cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(tmp_path), seq_len=32,
+                      batch_size=4, grad_accum=2, max_steps=5)
+    special = SpecialIds.from_tokenizer(AutoTokenizer.from_pretrained(vocab / "tok"))
+    samples = PackedSamples(TokenStream(enc, "train"), cfg.seq_len, special)
+    accelerator = Accelerator(cpu=True)
+    try:
+        run = train_mod.Run(cfg, accelerator, None, None, special, SampleOrder(len(samples), cfg.seed, 4, 2, 1))
+        inline, ahead = train_mod.BatchSource(run, samples), train_mod.BatchSource(run, samples, background=True)
+        coords = [(0, 0), (0, 1), (1, 0), (1, 1), (3, 1), (2, 0), (4, 1)]  # in order, then skipping about
+        for s, a in coords:
+            (b1, n1), (b2, n2) = inline.get(s, a), ahead.get(s, a)
+            assert n1 == n2 and b1.keys() == b2.keys() and all(torch.equal(b1[k], b2[k]) for k in b1), (s, a)
+        ahead.close()
+    finally:
+        train_mod.release(accelerator)
+
+
 def _window_flops(cfg: TrainConfig, last_step: int, n_steps: int) -> float:
     from transformers import AutoTokenizer
 
