@@ -284,7 +284,8 @@ def test_slurm_script_gives_each_node_its_rank_and_cpus(tmp_path):
         # srun: run the command once per node, as Slurm does, with that node's id
         "srun": '#!/bin/bash\nwhile [[ "$1" == --* ]]; do shift; done\n'
                 'for n in $(seq 0 $((SLURM_NNODES - 1))); do SLURM_NODEID=$n SLURM_PROCID=$n "$@" || exit 1; done\n',
-        "scontrol": "#!/bin/bash\necho node-a\necho node-b\n",
+        # a long node list, so that a reader that stops after the first line makes it die of SIGPIPE
+        "scontrol": "#!/bin/bash\necho node-a\necho node-b\nfor i in $(seq 1 50000); do echo node-x$i; done\n",
         "python": f'#!/bin/bash\necho "node=$SLURM_NODEID cpus=${{SRUN_CPUS_PER_TASK:-unset}} args=$*" >> {log}\n',
     }
     for name, body in fakes.items():
