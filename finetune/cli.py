@@ -12,8 +12,8 @@ from finetune.registry import TASKS, task_list_text
 
 
 def _task_help() -> str:
-    return "\b\nRegistered tasks (metrics; the first selects the checkpoint):\n" + "\n".join(
-        f"  {name:<5} {', '.join(e.metrics):<18} {e.title}" for name, e in TASKS.items())
+    return "\b\nRegistered tasks (metrics, the one that selects the checkpoint, title):\n" + "\n".join(
+        f"  {name:<5} {', '.join(e.metrics)} (selects on {e.main_metric}): {e.title}" for name, e in TASKS.items())
 
 
 def _print_task_list(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -200,10 +200,14 @@ def _task_names(spec: str) -> list[str]:
 
 @click.command(help="Score a predictions file (JSON lines keyed by guid) against an official gold file.\n\n"
                     "\b\nYNAT/NLI/RE: {\"guid\": ..., \"label\": NAME}; RE may add \"probs\": 30 numbers in "
-                    "relation_list.json order (needed for AUPRC)\nSTS: {\"guid\": ..., \"score\": FLOAT}")
+                    "relation_list.json order (needed for AUPRC)\nSTS: {\"guid\": ..., \"score\": FLOAT}\n"
+                    "NER: {\"guid\": ..., \"tags\": [one of the 13 tags per character of the sentence, spaces "
+                    "included; tags on spaces are not scored]}\n"
+                    "DP: {\"guid\": ..., \"heads\": [0..n per eojeol, 0 = ROOT], \"deprels\": [one of the 38 "
+                    "labels per eojeol]}")
 @click.argument("task")
 @click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Official gold file (e.g. klue-sts-v1.1_dev.json).")
+              help="Official gold file (e.g. klue-sts-v1.1_dev.json, klue-ner-v1.1_dev.tsv).")
 @click.option("--pred", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Predictions, JSON lines.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

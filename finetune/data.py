@@ -13,47 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from finetune.tasks.base import DataError, Example
+from finetune.records import DataError, Example, load_json_list, read_jsonl
 from pipeline import io
 
 if TYPE_CHECKING:
     from finetune.tasks.base import Task
 
+__all__ = ["DataError", "SplitMode", "TaskData", "cap", "check_unique_guids", "guid_bucket", "json_safe",
+           "load_json_list", "load_task_data", "read_jsonl", "split_by_guid", "write_json", "write_jsonl"]
+
 SplitMode = Literal["auto", "official", "dev-split"]
-
-
-def load_json_list(path: Path) -> list:
-    """An official KLUE JSON file (one list of records), with the line and column of a syntax error."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: file not found") from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"{path}: not UTF-8 text ({e})") from e
-    except json.JSONDecodeError as e:
-        raise DataError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
-    if not isinstance(data, list):
-        raise DataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
-    return data
-
-
-def read_jsonl(path: Path) -> list[tuple[int, Any]]:
-    """(line number, value) for each non-blank line of a JSON-lines file; errors name the line."""
-    path = Path(path)
-    out = []
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    out.append((n, json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise DataError(f"{path}:{n}: invalid JSON ({e.msg} at column {e.colno})") from e
-    except FileNotFoundError:
-        raise DataError(f"{path}: file not found") from None
-    return out
 
 
 def guid_bucket(guid: str, salt: str = "klue-split") -> float:
@@ -134,7 +103,8 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
                 parts[name] = None
                 continue
             ds = dsd[split_name]
-            parts[name] = [task.parse_record(task.from_hf(row, ds.features), f"{hf} [{split_name}] row {i}")
+            parts[name] = [task.parse_record(_with_guid(task.from_hf(row, ds.features), task, split_name, i),
+                                             f"{hf} [{split_name}] row {i}")
                            for i, row in enumerate(ds)]
         files: dict[str, str | None] = {"format": "hf-datasets", "path": str(hf), "train": "train" if parts["train"] else None,
                  "dev": "validation"}
@@ -175,6 +145,15 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
     if len(evals) < n_eval:
         source["note"] += f"; evaluation capped at {len(evals)} of {n_eval} examples"
     return TaskData(train, evals, source)
+
+
+def _with_guid(rec: dict[str, Any], task: Task, split: str, row: int) -> dict[str, Any]:
+    """The HF `klue` configs `ner` and `dp` have no guid field (the official TSV headers carry it): such rows
+    are named `{task}-hf-{split}-{row:05d}`, stable for a given copy, so the guid-hash split still works. Their
+    predictions cannot be scored against the official TSV, whose guids they do not share."""
+    if "guid" not in rec:
+        rec = {**rec, "guid": f"{task.name}-hf-{split}-{row:05d}"}
+    return rec
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:

@@ -1,43 +1,93 @@
 """The one place that declares every fine-tuning task.
 
-Entries are plain data (import path, title, metric names) so that `klue finetune --help` and `--task-list`
-can list tasks without importing torch; the task class is imported only when a task is used. Adding a task
-(NER, DP, MRC, WoS) is one module under `finetune/tasks/` plus one entry here.
+Entries are plain data (import path, title, metric names, report columns with KLUE's published scores) so
+that `klue finetune --help`, `--task-list` and the results tables work without importing torch or a task
+module; the task class is imported only when a task is used. Adding a task (MRC, WoS) is one module under
+`finetune/tasks/` plus one entry here.
+
+Published scores are the "Baseline Scores" table of the KLUE README (github.com/KLUE-benchmark/KLUE, README.md
+at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the paper (arXiv 2105.09680) reports as dev-set
+results. Each column sits beside the metric key it is compared with: the README's NER "entity F1" / "char F1"
+are KLUE-baseline's `entity_macro_f1` / `character_macro_f1`, and its DP "UAS" / "LAS" are the macro-F1
+variants `uas_macro_f1` / `las_macro_f1` (the ones `run_all.sh` selects checkpoints on).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from finetune.records import Column, TaskEntry
 from pipeline.registry import Registry, RegistryError
 
 if TYPE_CHECKING:
     from finetune.tasks.base import Task
 
 
-@dataclass(frozen=True)
-class TaskEntry:
-    target: str  # "module:Class"
-    title: str
-    metrics: tuple[str, ...]  # KLUE-baseline metric keys, in report order
-    main_metric: str  # the one that selects the checkpoint (KLUE-baseline's --metric_key)
+def _published(mbert: float, xlmr_base: float, xlmr_large: float, krbert: float, koelectra: float,
+               klue_bert: float, klue_roberta_small: float, klue_roberta_base: float,
+               klue_roberta_large: float) -> dict[str, float]:
+    """One README column, every value named by its model (keyword arguments at the call sites)."""
+    return {"mBERT-base": mbert, "XLM-R-base": xlmr_base, "XLM-R-large": xlmr_large, "KR-BERT-base": krbert,
+            "koELECTRA-base": koelectra, "KLUE-BERT-base": klue_bert, "KLUE-RoBERTa-small": klue_roberta_small,
+            "KLUE-RoBERTa-base": klue_roberta_base, "KLUE-RoBERTa-large": klue_roberta_large}
 
 
 TASKS: dict[str, TaskEntry] = {
-    "ynat": TaskEntry("finetune.tasks.ynat:YnatTask", "Topic classification (YNAT, title only)",
-                      ("macro_f1",), "macro_f1"),
-    "sts": TaskEntry("finetune.tasks.sts:StsTask", "Semantic textual similarity (KLUE-STS)",
-                     ("pearsonr", "f1"), "pearsonr"),
-    "nli": TaskEntry("finetune.tasks.nli:NliTask", "Natural language inference (KLUE-NLI)",
-                     ("accuracy",), "accuracy"),
-    "re": TaskEntry("finetune.tasks.re:ReTask", "Relation extraction (KLUE-RE)",
-                    ("micro_f1", "auprc"), "micro_f1"),
+    "ynat": TaskEntry(
+        "finetune.tasks.ynat:YnatTask", "Topic classification (YNAT, title only)", ("macro_f1",), "macro_f1",
+        columns=(Column("macro_f1", "YNAT F1", _published(
+            mbert=81.55, xlmr_base=83.52, xlmr_large=86.06, krbert=84.58, koelectra=84.59, klue_bert=85.49,
+            klue_roberta_small=84.30, klue_roberta_base=85.12, klue_roberta_large=86.42)),)),
+    "sts": TaskEntry(
+        "finetune.tasks.sts:StsTask", "Semantic textual similarity (KLUE-STS)", ("pearsonr", "f1"), "pearsonr",
+        columns=(
+            Column("pearsonr", "STS r", _published(
+                mbert=84.66, xlmr_base=89.16, xlmr_large=92.97, krbert=88.61, koelectra=92.46, klue_bert=90.85,
+                klue_roberta_small=90.50, klue_roberta_base=92.41, klue_roberta_large=93.37)),
+            Column("f1", "STS F1", _published(
+                mbert=76.00, xlmr_base=82.01, xlmr_large=85.86, krbert=81.07, koelectra=84.84, klue_bert=82.84,
+                klue_roberta_small=83.92, klue_roberta_base=84.60, klue_roberta_large=85.89)))),
+    "nli": TaskEntry(
+        "finetune.tasks.nli:NliTask", "Natural language inference (KLUE-NLI)", ("accuracy",), "accuracy",
+        columns=(Column("accuracy", "NLI Acc", _published(
+            mbert=73.20, xlmr_base=77.33, xlmr_large=85.93, krbert=77.17, koelectra=85.63, klue_bert=81.63,
+            klue_roberta_small=79.12, klue_roberta_base=84.97, klue_roberta_large=89.43)),)),
+    "ner": TaskEntry(
+        "finetune.tasks.ner:NerTask", "Named entity recognition (KLUE-NER, character level)",
+        ("entity_macro_f1", "character_macro_f1", "character_macro_f1_without_o"), "character_macro_f1",
+        columns=(
+            Column("entity_macro_f1", "NER entity F1", _published(
+                mbert=75.14, xlmr_base=80.73, xlmr_large=81.81, krbert=75.37, koelectra=86.82, klue_bert=84.77,
+                klue_roberta_small=84.99, klue_roberta_base=85.13, klue_roberta_large=85.79)),
+            Column("character_macro_f1", "NER char F1", _published(
+                mbert=87.51, xlmr_base=91.37, xlmr_large=92.49, krbert=90.42, koelectra=92.79, klue_bert=91.28,
+                klue_roberta_small=91.10, klue_roberta_base=91.52, klue_roberta_large=91.77)),
+            Column("character_macro_f1_without_o", "NER char F1 w/o O"))),
+    "re": TaskEntry(
+        "finetune.tasks.re:ReTask", "Relation extraction (KLUE-RE)", ("micro_f1", "auprc"), "micro_f1",
+        columns=(
+            Column("micro_f1", "RE F1", _published(
+                mbert=57.88, xlmr_base=57.46, xlmr_large=58.39, krbert=62.74, koelectra=62.85, klue_bert=66.44,
+                klue_roberta_small=60.85, klue_roberta_base=66.66, klue_roberta_large=69.59)),
+            Column("auprc", "RE AUPRC", _published(
+                mbert=53.82, xlmr_base=54.98, xlmr_large=61.15, krbert=60.94, koelectra=58.94, klue_bert=66.17,
+                klue_roberta_small=58.76, klue_roberta_base=67.74, klue_roberta_large=72.39)))),
+    "dp": TaskEntry(
+        "finetune.tasks.dp:DpTask", "Dependency parsing (KLUE-DP, eojeol level)",
+        ("uas_macro_f1", "las_macro_f1", "uas_micro_f1", "las_micro_f1"), "las_macro_f1",
+        columns=(
+            Column("uas_macro_f1", "DP UAS", _published(
+                mbert=90.30, xlmr_base=89.20, xlmr_large=92.71, krbert=89.92, koelectra=92.90, klue_bert=92.14,
+                klue_roberta_small=89.32, klue_roberta_base=90.31, klue_roberta_large=93.32)),
+            Column("las_macro_f1", "DP LAS", _published(
+                mbert=86.66, xlmr_base=87.69, xlmr_large=88.70, krbert=87.48, koelectra=87.77, klue_bert=87.77,
+                klue_roberta_small=87.74, klue_roberta_base=88.30, klue_roberta_large=88.72)))),
 }
 
 # Names users may type for a task: KLUE-baseline's task names and the HF `klue` config names.
-ALIASES: dict[str, str] = {"tc": "ynat", "klue-sts": "sts", "klue-nli": "nli", "klue-re": "re"}
+ALIASES: dict[str, str] = {"tc": "ynat", "klue-sts": "sts", "klue-nli": "nli", "klue-ner": "ner", "klue-re": "re",
+                           "klue-dp": "dp"}
 
 
 # The lookup of the classes themselves: imported on first use.
@@ -53,18 +103,23 @@ def task_class(name: str) -> type[Task]:
     return TASK_CLASSES.get(name)
 
 
-__all__ = ["ALIASES", "TASKS", "TASK_CLASSES", "RegistryError", "TaskEntry", "get_task", "resolve_name",
+__all__ = ["ALIASES", "TASKS", "TASK_CLASSES", "Column", "RegistryError", "TaskEntry", "get_task", "resolve_name",
            "task_class", "task_list_text"]
 
 
 def get_task(name: str, data_dir: Path | None = None) -> Task:
-    """An instance of the task; `data_dir` lets tasks read label files shipped with the data (RE)."""
-    return task_class(name)(data_dir=data_dir)
+    """An instance of the task, carrying its registry entry (metric names, main metric, report columns);
+    `data_dir` lets tasks read label files shipped with the data (RE)."""
+    key = resolve_name(name)
+    task = task_class(key)(data_dir=data_dir)
+    task.entry = TASKS[key]
+    return task
 
 
 def task_list_text() -> str:
     width = max(map(len, TASKS))
+    metric_width = max(len(", ".join(e.metrics)) for e in TASKS.values())
     return "\n".join(
-        f"{name:<{width}}  {', '.join(e.metrics):<18} (selects on {e.main_metric})  {e.title}"
+        f"{name:<{width}}  {', '.join(e.metrics):<{metric_width}} (selects on {e.main_metric})  {e.title}"
         for name, e in TASKS.items()
     )

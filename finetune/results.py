@@ -1,9 +1,11 @@
 """Results tables (markdown and JSON): our runs beside KLUE's published baselines.
 
-Published numbers are copied from the "Baseline Scores" table of the KLUE README
+The columns and the published numbers are declared by each task next to its metrics (`Column`s of its
+`finetune.registry.TASKS` entry: metric key, README column title, published dev scores by model), in registry
+order; the published numbers are the "Baseline Scores" table of the KLUE README
 (https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef),
-which the paper (arXiv 2105.09680) reports as dev-set results. Only the four tasks of this suite are kept.
-Runs evaluated on a guid-hash split of a dev file are marked, because they are not comparable with those.
+which the paper (arXiv 2105.09680) reports as dev-set results. Runs evaluated on a guid-hash split of a dev
+file are marked (†), because they are not comparable with those.
 
 Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
@@ -17,33 +19,27 @@ from pathlib import Path
 from typing import Any
 
 from finetune.data import write_json
+from finetune.registry import TASKS
 from pipeline import io
 
 PUBLISHED_SOURCE = ("KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); "
                     "dev set")
 
-# (task, metric) columns in report order, with the README's column names.
-COLUMNS: list[tuple[str, str, str]] = [
-    ("ynat", "macro_f1", "YNAT F1"),
-    ("sts", "pearsonr", "STS r"),
-    ("sts", "f1", "STS F1"),
-    ("nli", "accuracy", "NLI Acc"),
-    ("re", "micro_f1", "RE F1"),
-    ("re", "auprc", "RE AUPRC"),
-]
+# (task, metric, column title) in table order: every task's declared columns, tasks in registry order.
+COLUMNS: list[tuple[str, str, str]] = [(task, c.metric, c.title) for task, e in TASKS.items() for c in e.columns]
 
-# model -> (YNAT F1, STS Pearson r, STS F1, NLI acc, RE micro F1, RE AUPRC), as published.
-PUBLISHED: dict[str, tuple[float, ...]] = {
-    "mBERT-base": (81.55, 84.66, 76.00, 73.20, 57.88, 53.82),
-    "XLM-R-base": (83.52, 89.16, 82.01, 77.33, 57.46, 54.98),
-    "XLM-R-large": (86.06, 92.97, 85.86, 85.93, 58.39, 61.15),
-    "KR-BERT-base": (84.58, 88.61, 81.07, 77.17, 62.74, 60.94),
-    "koELECTRA-base": (84.59, 92.46, 84.84, 85.63, 62.85, 58.94),
-    "KLUE-BERT-base": (85.49, 90.85, 82.84, 81.63, 66.44, 66.17),
-    "KLUE-RoBERTa-small": (84.30, 90.50, 83.92, 79.12, 60.85, 58.76),
-    "KLUE-RoBERTa-base": (85.12, 92.41, 84.60, 84.97, 66.66, 67.74),
-    "KLUE-RoBERTa-large": (86.42, 93.37, 85.89, 89.43, 69.59, 72.39),
-}
+
+def _published() -> dict[str, dict[str, float]]:
+    """model -> {column title: published score}, models in the order the columns first name them."""
+    out: dict[str, dict[str, float]] = {}
+    for e in TASKS.values():
+        for c in e.columns:
+            for model, value in c.published.items():
+                out.setdefault(model, {})[c.title] = value
+    return out
+
+
+PUBLISHED: dict[str, dict[str, float]] = _published()
 
 
 def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
@@ -76,7 +72,7 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "columns": [c for _, _, c in COLUMNS],
         "ours": rows,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
-        "published": {m: dict(zip([c for _, _, c in COLUMNS], v, strict=True)) for m, v in PUBLISHED.items()},
+        "published": {m: {c: v.get(c) for _, _, c in COLUMNS} for m, v in PUBLISHED.items()},
         "published_source": PUBLISHED_SOURCE,
     }
 
@@ -133,7 +129,8 @@ def to_markdown(table: dict[str, Any]) -> str:
                 cells.append(f"{cell['diff']:+.2f}" + ("" if cell["p"] is None else f" (p={cell['p']:.2g})"))
         lines.append(f"| Δ {d['model']} − {d['baseline']} | " + " | ".join(cells) + " |")
     for model, row in table["published"].items():
-        lines.append(f"| {model} (published) | " + " | ".join(f"{row[c]:.2f}" for c in cols) + " |")
+        lines.append(f"| {model} (published) | "
+                     + " | ".join("–" if row.get(c) is None else f"{row[c]:.2f}" for c in cols) + " |")
     notes = [f"Published rows: {table['published_source']}."]
     if table.get("vs_random_init"):
         notes.append("Δ rows: difference of the means; p from Welch's t-test over the seeds (two-sided).")

@@ -1,9 +1,12 @@
 """Scores a predictions file against an official gold file, so any model's output can be compared with KLUE.
 
-Predictions are JSON lines keyed by guid (YNAT/NLI/RE `{"guid", "label"}`, RE optionally `"probs"`, STS
-`{"guid", "score"}`). Every gold guid must be predicted exactly once and no other guid may appear: a partial or
-mismatched file is an error, never a silently smaller evaluation. `allow_subset` (for runs that evaluated on a
-guid-hash split of dev) scores only the predicted guids and says so in the result.
+Predictions are JSON lines keyed by guid: YNAT/NLI/RE `{"guid", "label"}` (RE optionally `"probs"`), STS
+`{"guid", "score"}`, NER `{"guid", "tags": [one tag per character of the sentence, spaces included]}`, DP
+`{"guid", "heads": [...], "deprels": [...]}` (one of each per eojeol). Every gold guid must be predicted exactly
+once and no other guid may appear: a partial or mismatched file is an error, never a silently smaller
+evaluation. A record that does not line up with its gold sentence (wrong number of tags or heads, a head
+outside the sentence) is an error naming the file, the line and the field. `allow_subset` (for runs that
+evaluated on a guid-hash split of dev) scores only the predicted guids and says so in the result.
 """
 
 from __future__ import annotations
@@ -11,9 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from finetune.data import read_jsonl
+from finetune.records import DataError, read_jsonl
 from finetune.registry import get_task
-from finetune.tasks.base import DataError
 
 
 def _preview(items: list[str], n: int = 5) -> str:
@@ -35,6 +37,8 @@ def score_file(task_name: str, gold: Path, pred: Path, allow_subset: bool = Fals
         guid = rec["guid"]
         if guid in preds:
             raise DataError(f"{where}: guid {guid!r} is predicted twice")
+        if guid in by_guid:
+            task.check_aligned(rec, by_guid[guid], where)
         preds[guid] = rec
     if not preds:
         raise DataError(f"{pred}: no predictions")

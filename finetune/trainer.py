@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from finetune.data import TaskData
-from finetune.tasks.base import Hyperparams, Task
+from finetune.tasks.base import IGNORE_INDEX, Hyperparams, Task
 
 
 @dataclass
@@ -80,9 +80,32 @@ def _optimizer(model: Any, hp: Hyperparams) -> Any:
     return torch.optim.AdamW(groups, lr=hp.learning_rate, eps=hp.adam_epsilon)
 
 
+def concat_padded(chunks: list[np.ndarray], pad_value: int = IGNORE_INDEX) -> np.ndarray:
+    """Concatenates per-batch outputs along the first axis, padding every other axis to the longest chunk with
+    `pad_value`. Token-level outputs (NER subword labels, DP word predictions) are as long as their batch's
+    longest sentence, so plain `np.concatenate` would fail; padding with the ignore index is what the
+    transformers token-classification examples do (`run_ner_no_trainer.py`)."""
+    if not chunks:
+        raise ValueError("no evaluation outputs")
+    rest = tuple(max(c.shape[d] for c in chunks) for d in range(1, chunks[0].ndim))
+    if all(c.shape[1:] == rest for c in chunks):
+        return np.concatenate(chunks, axis=0)
+    dtype = np.result_type(*chunks)
+    out = np.full((sum(len(c) for c in chunks), *rest), pad_value, dtype=dtype)
+    row = 0
+    for c in chunks:
+        out[(slice(row, row + len(c)),) + tuple(slice(0, n) for n in c.shape[1:])] = c
+        row += len(c)
+    return out
+
+
 def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: list, examples: list,
              progress: bool = False) -> tuple[dict[str, Any], list[dict]]:
-    """Predictions and metrics on the evaluation split; the same `compute_metrics` that `klue score` uses."""
+    """Predictions and metrics on the evaluation split; the same `compute_metrics` that `klue score` uses.
+
+    Per-token outputs are padded with IGNORE_INDEX along their second axis before the processes gather them
+    (`pad_across_processes`: the processes' batches may differ in length) and across batches
+    (`concat_padded`); floating outputs are kept as float32, integer ones (predicted ids) as they are."""
     import torch
     from tqdm.auto import tqdm
 
@@ -91,9 +114,12 @@ def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: li
     with torch.no_grad():
         for batch in tqdm(loader, desc="eval", leave=False, disable=not progress):
             out = task.eval_outputs(model, batch)
-            chunks.append(accelerator.gather_for_metrics(out).float().cpu().numpy())
+            if out.ndim > 1:
+                out = accelerator.pad_across_processes(out, dim=1, pad_index=IGNORE_INDEX)
+            out = accelerator.gather_for_metrics(out)
+            chunks.append((out.float() if out.is_floating_point() else out).cpu().numpy())
     model.train()
-    outputs = np.concatenate(chunks, axis=0)
+    outputs = concat_padded(chunks)
     preds = task.predictions(outputs, features, examples)
     return task.compute_metrics(preds, examples), preds
 
@@ -113,8 +139,9 @@ def usable_length(config: Any, tokenizer: Any, wanted: int) -> int:
 
 
 def _strip(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader takes as a map-style dataset
-    """Model inputs only: the collator pads every key it gets."""
-    return [{k: v for k, v in f.items() if k != "example_index"} for f in features]
+    """Model inputs only: the collator pads every key it gets, so `example_index` and the task's bookkeeping
+    (keys starting with "_", e.g. NER's character spans) stay behind."""
+    return [{k: v for k, v in f.items() if k != "example_index" and not k.startswith("_")} for f in features]
 
 
 def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConfig) -> RunResult:
@@ -201,6 +228,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     unwrapped = accelerator.unwrap_model(model)
     if cfg.save_dir is not None:
         unwrapped.load_state_dict(best["state"])
+        # transformers models, and finetune.dp_model.DependencyParser, which has the same method (safetensors)
         unwrapped.save_pretrained(cfg.save_dir, safe_serialization=True)
         tokenizer.save_pretrained(cfg.save_dir)
     return RunResult(

@@ -33,8 +33,9 @@ def test_rows_group_by_label_and_mark_split_and_capped_runs():
     md = to_markdown(table)
     tiny_line = next(line for line in md.splitlines() if line.startswith("| tiny |"))
     cells = [c.strip() for c in tiny_line.strip("|").split("|")]
-    # model, YNAT F1, STS r, STS F1, NLI Acc, RE F1, RE AUPRC
-    assert cells == ["tiny", "60.00 ± 1.50", "20.00 †", "50.00 †", "40.00 ‡", "–", "–"]
+    # model, YNAT F1, STS r, STS F1, NLI Acc, NER entity F1, NER char F1, NER char F1 w/o O, RE F1, RE AUPRC,
+    # DP UAS, DP LAS
+    assert cells == ["tiny", "60.00 ± 1.50", "20.00 †", "50.00 †", "40.00 ‡", "–", "–", "–", "–", "–", "–", "–"]
     random_line = next(line for line in md.splitlines() if line.startswith("| random |"))
     assert "30.00" in random_line and "±" not in random_line  # one seed: no std shown
     assert "† evaluated on a 20% guid-hash split" in md and "‡ trained and/or evaluated on a capped" in md
@@ -90,3 +91,36 @@ def test_no_difference_row_without_a_random_init_run():
     table = build_table([_run("nli", "a", {"accuracy": 41.0}, {"accuracy": 0.0}, [1]),
                          _run("nli", "b", {"accuracy": 40.0}, {"accuracy": 0.0}, [1])])
     assert table["vs_random_init"] == [] and "Δ" not in to_markdown(table)
+
+
+def test_each_task_declares_its_columns_and_published_scores():
+    from finetune.registry import TASKS
+    from finetune.results import COLUMNS
+
+    # registry order, each task's declared columns; every column names one of the task's metrics
+    assert [c for _, _, c in COLUMNS] == ["YNAT F1", "STS r", "STS F1", "NLI Acc", "NER entity F1", "NER char F1",
+                                         "NER char F1 w/o O", "RE F1", "RE AUPRC", "DP UAS", "DP LAS"]
+    assert all(metric in TASKS[task].metrics for task, metric, _ in COLUMNS)
+    # spot checks against the KLUE README table (@ 0106de0)
+    assert PUBLISHED["KLUE-RoBERTa-base"]["NER entity F1"] == 85.13
+    assert PUBLISHED["KLUE-RoBERTa-base"]["NER char F1"] == 91.52
+    assert PUBLISHED["KLUE-RoBERTa-large"]["DP UAS"] == 93.32 and PUBLISHED["mBERT-base"]["DP LAS"] == 86.66
+    assert PUBLISHED["XLM-R-base"]["RE AUPRC"] == 54.98 and PUBLISHED["koELECTRA-base"]["YNAT F1"] == 84.59
+
+
+def test_ner_and_dp_dev_split_runs_are_marked_and_unpublished_columns_show_a_dash():
+    runs = [_run("ner", "tiny", {"entity_macro_f1": 30.0, "character_macro_f1": 70.0,
+                                 "character_macro_f1_without_o": 40.0},
+                 {"entity_macro_f1": 0.0, "character_macro_f1": 0.0, "character_macro_f1_without_o": 0.0}, [1],
+                 split="dev-split"),
+            _run("dp", "tiny", {"uas_macro_f1": 50.0, "las_macro_f1": 20.0, "uas_micro_f1": 60.0, "las_micro_f1": 30.0},
+                 {"uas_macro_f1": 0.0, "las_macro_f1": 0.0, "uas_micro_f1": 0.0, "las_micro_f1": 0.0}, [1],
+                 split="dev-split")]
+    md = to_markdown(build_table(runs))
+    tiny_line = next(line for line in md.splitlines() if line.startswith("| tiny |"))
+    cells = [c.strip() for c in tiny_line.strip("|").split("|")]
+    assert cells[5:8] == ["30.00 †", "70.00 †", "40.00 †"] and cells[10:] == ["50.00 †", "20.00 †"]
+    published = next(line for line in md.splitlines() if line.startswith("| KLUE-RoBERTa-large (published) |"))
+    cells = [c.strip() for c in published.strip("|").split("|")]
+    assert cells[5:8] == ["85.79", "91.77", "–"] and cells[10:] == ["93.32", "88.72"]
+    assert "† evaluated on a 20% guid-hash split" in md

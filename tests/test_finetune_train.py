@@ -139,6 +139,25 @@ def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny,
         assert alone == (out / "nli" / f"seed-{seed}" / "predictions.jsonl").read_bytes()
 
 
+def test_all_runs_the_six_tasks_into_one_table(tmp_path_factory, tmp_path):
+    from testkit.finetune import fixture_texts
+
+    model = build_tiny_model(tmp_path_factory.mktemp("tiny-all"), fixture_texts())
+    out = tmp_path / "all"
+    _run(["all", "--model", str(model), "--data-dir", str(FX), "--output", str(out), "--max-steps", "2",
+          "--batch-size", "8", "--max-eval-examples", "8", "--no-save-model"])
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["dp", "ner", "nli", "re", "sts", "ynat"]
+    table = json.loads((out / "results.json").read_text())
+    row = table["ours"][model.name]
+    assert set(row) == set(table["columns"])  # every task filled its columns
+    for col in ("NER entity F1", "NER char F1", "DP UAS", "DP LAS", "STS r", "RE F1"):
+        assert row[col]["dev_split"]  # tasks with only a dev file here: marked † in the table
+    assert not row["YNAT F1"]["dev_split"] and not row["NLI Acc"]["dev_split"]
+    md = (out / "results.md").read_text()
+    assert md.splitlines()[0].endswith("| NER char F1 w/o O | RE F1 | RE AUPRC | DP UAS | DP LAS |")
+    assert "†" in next(line for line in md.splitlines() if line.startswith(f"| {model.name} |"))
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["ynat,ynat"], "named twice"),
     (["ynat,foo"], "unknown task 'foo'"),
@@ -170,7 +189,7 @@ def test_all_names_every_registered_task():
     from finetune.cli import _task_names
     from finetune.registry import TASKS
 
-    assert _task_names("all") == list(TASKS) == ["ynat", "sts", "nli", "re"]
+    assert _task_names("all") == list(TASKS) == ["ynat", "sts", "nli", "ner", "re", "dp"]
 
 
 def test_random_init_keeps_the_shape_and_discards_the_weights(tiny):
@@ -201,9 +220,11 @@ def test_re_marker_glued_to_a_syllable_becomes_a_continuation(tiny):
 def test_cli_lists_tasks_and_stays_light():
     res = CliRunner().invoke(finetune, ["--task-list"])
     assert res.exit_code == 0
-    assert [line.split()[0] for line in res.output.strip().splitlines()] == ["ynat", "sts", "nli", "re"]
+    assert [line.split()[0] for line in res.output.strip().splitlines()] == ["ynat", "sts", "nli", "ner", "re", "dp"]
     help_text = CliRunner().invoke(finetune, ["--help"]).output
     assert "micro_f1, auprc" in help_text and "pearsonr, f1" in help_text
+    assert "entity_macro_f1, character_macro_f1, character_macro_f1_without_o (selects on character_macro_f1)" \
+        in help_text and "(selects on las_macro_f1)" in help_text
     res = CliRunner().invoke(finetune, ["ynat"])
     assert res.exit_code != 0 and "missing --model, --data-dir, --output" in res.output
     code = "import sys, finetune.cli; print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
@@ -247,6 +268,21 @@ def test_same_seed_gives_identical_outputs(tiny, tmp_path):
     assert a == (tmp_path / "b" / "seed-42" / "predictions.jsonl").read_bytes()
     hist = [json.loads((tmp_path / d / "seed-42" / "metrics.json").read_text())["history"] for d in ("a", "b")]
     assert hist[0] == hist[1]
+
+
+def test_token_level_outputs_of_different_lengths_are_padded_with_the_ignore_index():
+    from finetune.trainer import concat_padded
+
+    a = np.array([[1, 2, 3], [4, 5, 6]])
+    b = np.array([[7, 8, 9, 10, 11]])
+    out = concat_padded([a, b])
+    assert out.tolist() == [[1, 2, 3, -100, -100], [4, 5, 6, -100, -100], [7, 8, 9, 10, 11]]
+    # (batch, words, 2) outputs pad their middle axis; equal shapes concatenate as they are (dtype kept)
+    c, d = np.zeros((1, 2, 2), dtype=np.int64), np.ones((2, 3, 2), dtype=np.int64)
+    out = concat_padded([c, d])
+    assert out.shape == (3, 3, 2) and out.dtype == np.int64 and (out[0, 2] == -100).all() and (out[1:] == 1).all()
+    logits = [np.full((2, 3), 0.5, dtype=np.float32), np.zeros((1, 3), dtype=np.float32)]
+    assert concat_padded(logits).tolist() == [[0.5] * 3, [0.5] * 3, [0.0] * 3]
 
 
 def test_max_length_is_capped_by_the_model_positions():

@@ -95,6 +95,28 @@ def test_no_two_modules_import_each_other():
     assert mutual == []
 
 
+def all_imports(path: Path, name: str) -> set[str]:
+    """Project modules imported anywhere in a module, inside functions too."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.add(node.module or "")
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return {m for m in found if m in MODULES} - {name}
+
+
+def test_the_finetune_framework_imports_one_way():
+    """records (the leaf) <- tasks.base <- data / registry, with no import back, not even inside a function:
+    what the registry knows about a task reaches it as `task.entry`."""
+    core = ("finetune.records", "finetune.tasks.base", "finetune.data", "finetune.registry")
+    graph = {m: all_imports(MODULES[m], m) & set(core) for m in core}
+    assert graph["finetune.records"] == set() and all_imports(MODULES["finetune.records"], "finetune.records") == set()
+    assert graph["finetune.tasks.base"] == {"finetune.records"}
+    assert _cycles(graph) == []
+
+
 def test_every_stage_in_its_own_module_with_its_params_model():
     for name, target in STAGE_CLASSES.items():
         module, _, attr = target.partition(":")

@@ -4,8 +4,14 @@ The trainer and the scorer only talk to a `Task`: it reads records (official fil
 turns examples into model features, builds its head, turns raw model outputs into prediction records (the
 same JSON-lines records `klue score` reads) and scores predictions against gold examples. Token-level and
 span tasks (NER, DP, MRC) fit the same shape: one example may give several features (each carries
-`example_index`), `collator` and `eval_outputs` may be overridden, and `predictions` aggregates features back
-to one record per guid.
+`example_index`; keys that start with "_" are task bookkeeping the trainer keeps away from the model),
+`collator` and `eval_outputs` may be overridden, and `predictions` aggregates features back to one record per
+guid. Per-token evaluation outputs of different lengths are padded with `IGNORE_INDEX` by the trainer (across
+batches and processes), so `predictions` must skip that value.
+
+Imports run one way: this module uses `finetune.records` (the leaf) and nothing else of the framework. What the
+registry declares about a task (metric names, main metric, report columns) reaches the instance as `entry`,
+which `finetune.registry.get_task` sets.
 """
 
 from __future__ import annotations
@@ -16,26 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
+
 if TYPE_CHECKING:
     import numpy as np
     import torch
 
+__all__ = ["IGNORE_INDEX", "ClassificationTask", "DataError", "DataFiles", "Example", "Feature", "Hyperparams",
+           "Task", "finite_or_none", "require", "sequence_classifier", "token_classifier"]
 
-Example = dict[str, Any]  # always has "guid"; the rest is task-specific
-Feature = dict[str, Any]  # model inputs + "labels" + "example_index"
-
-
-def _metrics(name: str) -> tuple[tuple[str, ...], str]:
-    """(metric names, main metric) from the task's registry entry, where they are readable without importing
-    any task module. Imported here, not at module level: the registry names the task classes, which import
-    this module."""
-    from finetune.registry import TASKS
-
-    return TASKS[name].metrics, TASKS[name].main_metric
-
-
-class DataError(ValueError):
-    """A data or predictions file that cannot be used; the message names the file, the record and the problem."""
+# The label (and padded-output) value that losses and metrics skip: torch's CrossEntropyLoss default
+# ignore_index, and what transformers' DataCollatorForTokenClassification pads labels with.
+IGNORE_INDEX = -100
 
 
 @dataclass(frozen=True)
@@ -69,20 +67,28 @@ class Task(ABC):
 
     def __init__(self, data_dir: Path | None = None) -> None:
         self.data_dir = data_dir
+        self.entry: TaskEntry | None = None  # set by finetune.registry.get_task
+
+    def _entry(self) -> TaskEntry:
+        if self.entry is None:
+            raise RuntimeError(f"task {self.name!r} has no registry entry: build it with finetune.registry.get_task")
+        return self.entry
 
     @property
     def metric_names(self) -> tuple[str, ...]:
-        return _metrics(self.name)[0]
+        return self._entry().metrics
 
     @property
     def main_metric(self) -> str:
-        return _metrics(self.name)[1]
+        return self._entry().main_metric
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return self._entry().columns
 
     # ---- reading -------------------------------------------------------------------------------
     def read_file(self, path: Path) -> list[Example]:
         """Official v1.1 files are one JSON list; tasks shipped as TSV override this."""
-        from finetune.data import load_json_list
-
         return [self.parse_record(rec, f"{path}: record {i}") for i, rec in enumerate(load_json_list(path))]
 
     @abstractmethod
@@ -123,23 +129,15 @@ class Task(ABC):
     def check_prediction(self, rec: dict, where: str) -> dict:
         """Validate one prediction record (fields, label names, ranges); raise `DataError` naming `where`."""
 
+    def check_aligned(self, rec: dict, gold: Example, where: str) -> None:
+        """Validate a prediction against its gold example (token-level tasks: one value per character or word,
+        heads within the sentence); raise `DataError` naming `where` (file:line) and the field. Sentence-level
+        tasks have nothing to align."""
+        return None
+
     @abstractmethod
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         """Metrics for predictions aligned with gold examples (same order, same guids)."""
-
-
-def require(rec: dict, key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    """A field of a record with the right type, or a `DataError` that says which record and what is wrong."""
-    if not isinstance(rec, dict):
-        raise DataError(f"{where}: expected a JSON object, got {type(rec).__name__}")
-    if key not in rec:
-        guid = rec.get("guid")
-        raise DataError(f"{where}{f' (guid {guid})' if guid else ''}: missing field {key!r}")
-    value = rec[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise DataError(f"{where}: field {key!r} should be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
-    return value
 
 
 class ClassificationTask(Task):
@@ -212,22 +210,39 @@ def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labe
     Always fp32 weights, whatever dtype the folder's config names: transformers 5 loads a model in its config's
     dtype, and AdamW on bf16 weights loses most 5e-5 updates to rounding (mixed precision, where used, is
     autocast over fp32 weights: see `finetune.trainer`)."""
-    import torch
-    from transformers import AutoConfig, AutoModelForSequenceClassification
+    from transformers import AutoModelForSequenceClassification
 
     kwargs: dict[str, Any]
     if labels:
-        kwargs = {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
-                  "label2id": {n: i for i, n in enumerate(labels)}}
+        kwargs = _label_kwargs(labels)
     else:
         kwargs = {"num_labels": 1, "problem_type": "regression"}
+    return _auto_model(AutoModelForSequenceClassification, model_dir, tokenizer, random_init, kwargs)
+
+
+def token_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str]) -> Any:
+    """`AutoModelForTokenClassification` with a fresh head, one output per label (KLUE-baseline's NER model,
+    `models/named_entity_recognition.py`); loaded like `sequence_classifier` (safetensors, fp32)."""
+    from transformers import AutoModelForTokenClassification
+
+    return _auto_model(AutoModelForTokenClassification, model_dir, tokenizer, random_init, _label_kwargs(labels))
+
+
+def _label_kwargs(labels: list[str]) -> dict[str, Any]:
+    return {"num_labels": len(labels), "id2label": dict(enumerate(labels)),
+            "label2id": {n: i for i, n in enumerate(labels)}}
+
+
+def _auto_model(auto_cls: Any, model_dir: Path, tokenizer: Any, random_init: bool, kwargs: dict[str, Any]) -> Any:
+    import torch
+    from transformers import AutoConfig
+
     if random_init:
         # Same architecture and shape, fresh weights: the baseline that shows what pretraining bought.
         config = AutoConfig.from_pretrained(model_dir, **kwargs)
-        model = AutoModelForSequenceClassification.from_config(config, dtype=torch.float32)
+        model = auto_cls.from_config(config, dtype=torch.float32)
     else:
-        model = AutoModelForSequenceClassification.from_pretrained(model_dir, use_safetensors=True,
-                                                                   dtype=torch.float32, **kwargs)
+        model = auto_cls.from_pretrained(model_dir, use_safetensors=True, dtype=torch.float32, **kwargs)
     if len(tokenizer) != model.get_input_embeddings().num_embeddings:
         # Added tokens (RE markers) get the config's plain normal init, as in KLUE-baseline's transformers.
         model.resize_token_embeddings(len(tokenizer), mean_resizing=False)

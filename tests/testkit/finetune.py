@@ -1,0 +1,33 @@
+"""Fine-tuning test helpers: the texts of the fixture files (JSON and TSV tasks alike) for a tiny model's
+vocabulary, and writers for predictions files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FX = Path(__file__).resolve().parent.parent / "fixtures" / "finetune"
+TEXT_KEYS = ("title", "sentence1", "sentence2", "premise", "hypothesis", "sentence")
+
+
+def fixture_texts(folder: Path = FX, limit: int | None = None) -> list[str]:
+    """Every text of the KLUE-format files under `folder` (one level of task folders): the text fields of the
+    JSON tasks, the sentences of the NER and DP TSV files as the task readers rebuild them."""
+    from finetune.registry import get_task
+
+    out: list[str] = []
+    for f in sorted(folder.glob("*/*.json")):
+        if f.name == "relation_list.json":
+            continue
+        for r in json.loads(f.read_text(encoding="utf-8"))[:limit]:
+            out += [r[k] for k in TEXT_KEYS if k in r]
+    for f in sorted(folder.glob("*/klue-ner-*.tsv")):
+        out += [e["text"] for e in get_task("ner").read_file(f)[:limit]]
+    for f in sorted(folder.glob("*/klue-dp-*.tsv")):
+        out += [" ".join(e["words"]) for e in get_task("dp").read_file(f)[:limit]]
+    return out
+
+
+def write_jsonl(path: Path, records: list) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
