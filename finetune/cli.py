@@ -49,8 +49,8 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--seeds", default="42", show_default=True, callback=_seeds,
               help="Seeds, e.g. '1,2,3': one run each, reported as mean ± std.")
 @click.option("--split", type=click.Choice(["auto", "official", "dev-split"]), default="auto", show_default=True,
-              help="official: train file -> dev; dev-split: dev split 80/20 by guid hash; auto: official if a "
-                   "train file exists.")
+              help="official: train file -> dev; dev-split: dev split 80/20 by guid hash (MRC: by article); "
+                   "auto: official if a train file exists.")
 @click.option("--eval-fraction", type=float, default=0.2, show_default=True, help="Evaluation share for dev-split.")
 @click.option("--random-init", is_flag=True, help="Same architecture, fresh weights (the no-pretraining baseline).")
 @click.option("--vs-random-init", is_flag=True,
@@ -63,6 +63,9 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--lr", "learning_rate", type=float, help="Override the default learning rate.")
 @click.option("--batch-size", type=int, help="Override the default train batch size.")
 @click.option("--max-length", type=int, help="Override the default max sequence length.")
+@click.option("--group-by-length/--no-group-by-length", default=None,
+              help="Batches of similar length (default) or KLUE-baseline's uniform shuffle (the same batches as "
+                   "transformers' Trainer).")
 @click.option("--hp", "task_hp", multiple=True, metavar="TASK.FIELD=VALUE",
               help="A hyperparameter for one task of the run, after the overrides above, e.g. "
                    "--hp sts.epochs=10 --hp ynat.max_length=64. Repeatable.")
@@ -75,7 +78,7 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
              seeds: list[int], split: Literal["auto", "official", "dev-split"], eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
-             task_hp: tuple[str, ...], eval_every: int | None, save_model: bool, label: str | None,
+             group_by_length: bool | None, task_hp: tuple[str, ...], eval_every: int | None, save_model: bool, label: str | None,
              quiet: bool) -> None:
     from dataclasses import replace
 
@@ -118,7 +121,8 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
         try:
             task_obj = get_task(name, data_dir=data_dir)
             overrides: dict[str, Any] = {"epochs": epochs, "learning_rate": learning_rate,
-                                         "batch_size": batch_size, "max_length": max_length}
+                                         "batch_size": batch_size, "max_length": max_length,
+                                         "group_by_length": group_by_length}
             hp = replace(task_obj.defaults, **{k: v for k, v in overrides.items() if v is not None})
             hp = replace(hp, **per_task.get(name, {}))
             data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,
@@ -171,9 +175,17 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
         if field not in types:
             raise click.BadParameter(f"{spec!r}: unknown hyperparameter {field!r}; one of {', '.join(types)}",
                                      param_hint="--hp")
-        cast = int if types[field] in (int, "int") else float
+        kind = types[field] if isinstance(types[field], str) else getattr(types[field], "__name__", "float")
+        text = value.strip()
+        if kind == "bool":
+            flags = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+            if text.lower() not in flags:
+                raise click.BadParameter(f"{spec!r}: {field} needs true or false", param_hint="--hp")
+            out.setdefault(name, {})[field] = flags[text.lower()]
+            continue
+        cast = int if kind == "int" else float
         try:
-            out.setdefault(name, {})[field] = cast(value.strip())
+            out.setdefault(name, {})[field] = cast(text)
         except ValueError:
             what = "an integer" if cast is int else "a number"
             raise click.BadParameter(f"{spec!r}: {field} needs {what}", param_hint="--hp") from None
@@ -204,10 +216,13 @@ def _task_names(spec: str) -> list[str]:
                     "NER: {\"guid\": ..., \"tags\": [one of the 13 tags per character of the sentence, spaces "
                     "included; tags on spaces are not scored]}\n"
                     "DP: {\"guid\": ..., \"heads\": [0..n per eojeol, 0 = ROOT], \"deprels\": [one of the 38 "
-                    "labels per eojeol]}")
+                    "labels per eojeol]}\n"
+                    "MRC: {\"guid\": ..., \"answer\": TEXT} (\"\" = unanswerable)\n"
+                    "DST: {\"guid\": DIALOGUE, \"turn\": K (user turns from 0), \"state\": "
+                    "[\"domain-slot-value\", ...]}, one record per user turn; ontology.json beside the gold file")
 @click.argument("task")
 @click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Official gold file (e.g. klue-sts-v1.1_dev.json, klue-ner-v1.1_dev.tsv).")
+              help="Official gold file (e.g. klue-sts-v1.1_dev.json, klue-ner-v1.1_dev.tsv, klue-mrc-v1.1_dev.json).")
 @click.option("--pred", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Predictions, JSON lines.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

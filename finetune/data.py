@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,12 +33,15 @@ def guid_bucket(guid: str, salt: str = "klue-split") -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def split_by_guid(examples: list[Example], eval_fraction: float = 0.2) -> tuple[list[Example], list[Example]]:
-    """Deterministic train/eval split by guid hash (eval if bucket < eval_fraction); order is preserved."""
+def split_by_guid(examples: list[Example], eval_fraction: float = 0.2,
+                  key: Callable[[Example], str] | None = None) -> tuple[list[Example], list[Example]]:
+    """Deterministic train/eval split by guid hash (eval if bucket < eval_fraction); order is preserved.
+    `key` hashes something else instead (MRC: the article), so examples sharing it stay on one side."""
     if not 0.0 < eval_fraction < 1.0:
         raise ValueError(f"eval_fraction must be in (0, 1), got {eval_fraction}")
-    train = [e for e in examples if guid_bucket(e["guid"]) >= eval_fraction]
-    evals = [e for e in examples if guid_bucket(e["guid"]) < eval_fraction]
+    buckets = [guid_bucket(key(e) if key else e["guid"]) for e in examples]
+    train = [e for e, b in zip(examples, buckets, strict=True) if b >= eval_fraction]
+    evals = [e for e, b in zip(examples, buckets, strict=True) if b < eval_fraction]
     return train, evals
 
 
@@ -73,10 +77,13 @@ def _hf_dir(task: Task, data_dir: Path) -> Path | None:
 
 
 def _official_file(task: Task, data_dir: Path, pattern: str) -> Path | None:
-    for folder in (data_dir / task.files.subdir, data_dir):
-        hits = sorted(folder.glob(pattern))
-        if hits:
-            return hits[-1]  # v1.1 sorts after v1
+    """The newest file matching `pattern` in the task folder or the data folder. `a|b` are alternatives in
+    order of preference (MRC: the KLUE-MRC file before a KorQuAD one that sits beside it)."""
+    for alternative in pattern.split("|"):
+        for folder in (data_dir / task.files.subdir, data_dir):
+            hits = sorted(folder.glob(alternative))
+            if hits:
+                return hits[-1]  # v1.1 sorts after v1
     return None
 
 
@@ -132,14 +139,15 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
         train, evals = train_ex, dev_ex
         note = "trained on the official train file, evaluated on the official dev file"
     else:
-        train, evals = split_by_guid(dev_ex, eval_fraction)
-        note = (f"no train file used: the dev file was split by guid hash, {1 - eval_fraction:.0%} train / "
+        train, evals = split_by_guid(dev_ex, eval_fraction, key=task.split_key)
+        note = (f"no train file used: the dev file was split by {task.split_unit} hash, {1 - eval_fraction:.0%} train / "
                 f"{eval_fraction:.0%} evaluation; scores are not comparable with published dev scores")
     n_train, n_eval = len(train), len(evals)
     train, evals = cap(train, max_train), cap(evals, max_eval)
     if not train or not evals:
         raise DataError(f"{data_dir}: empty {'train' if not train else 'evaluation'} set for {task.name}")
     source: dict[str, Any] = {**files, "split": mode, "eval_fraction": eval_fraction if mode == "dev-split" else None,
+              "split_by": task.split_unit if mode == "dev-split" else None,
               "note": note, "n_train_available": n_train, "n_eval_available": n_eval,
               "n_train": len(train), "n_eval": len(evals)}
     if len(evals) < n_eval:

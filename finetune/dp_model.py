@@ -42,7 +42,6 @@ plus the tokenizer files, which the trainer saves beside them. Every file is wri
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +51,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from finetune.records import read_head_file
 from pipeline import io
 
 FORMAT = "klue-pipeline/dependency-parser"
@@ -249,13 +249,7 @@ class DependencyParser(nn.Module):
         from transformers import AutoConfig, AutoModel
 
         d = Path(directory)
-        try:
-            meta: dict[str, Any] = json.loads((d / HEAD_FILE).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ValueError(f"{d}: no {HEAD_FILE}: not a dependency-parser checkpoint") from None
-        if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-            raise ValueError(f"{d / HEAD_FILE}: format {meta.get('format')!r} version {meta.get('version')!r}, "
-                             f"expected {FORMAT!r} version {VERSION}")
+        meta = read_head_file(d, HEAD_FILE, FORMAT, VERSION, "dependency-parser")
         encoder = AutoModel.from_config(AutoConfig.from_pretrained(d), dtype=torch.float32)
         model = cls(encoder, ParserConfig(**meta["head"]), meta["labels"], meta["pos_tags"])
         model.load_state_dict(load_file(str(d / WEIGHTS_FILE)), strict=True)

@@ -9,7 +9,10 @@ is kept). All scores are ×100.
 from __future__ import annotations
 
 import math
+import re
+import string
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 import numpy as np
 from scipy.stats import pearsonr
@@ -209,3 +212,127 @@ def dp_las_macro_f1(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Se
     with F1 0, so the score drops by a whole class's share, not by that word's."""
     g, p = _las_classes(pred_heads, gold_heads, pred_deprels, gold_deprels)
     return float(f1_score(g, p, average="macro", zero_division=0) * 100.0)
+
+
+# ---- KLUE-MRC ---------------------------------------------------------------------------------------------
+
+# Question types of KLUE-MRC (`question_type` in the official JSON): the paper's three kinds of question.
+MRC_QUESTION_TYPES: dict[int, str] = {1: "paraphrase", 2: "multi-sentence", 3: "unanswerable"}
+
+# The official `NORMALIZE_CHAR_PATTERN` (`metrics/utils.py`) is meant to replace quotes and brackets
+# ('"《》<>〈〉()‘’) with a space, but only its first eight characters sit inside the character class: the
+# pattern is "one of '\"《》<>〈〉, then the literal text ()‘’", so it matches only that five-character sequence
+# and never a lone 《, 〈, ‘ or ’. Kept as written (the ASCII ones go with the punctuation step anyway); the
+# Korean quotes and brackets therefore stay in the answer and must match exactly.
+_MRC_QUOTE_PATTERN = re.compile(r"['\"《》<>〈〉]\(\)‘’")
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
+
+
+def mrc_normalize(answer: str) -> str:
+    """KLUE-MRC answer normalisation (`normalize_answer_for_klue_mrc`): lower-case, the quote pattern above
+    replaced by a space, ASCII punctuation (`string.punctuation`) deleted, runs of whitespace collapsed to one
+    space and the ends stripped. Nothing else: no article removal (SQuAD's), no Unicode punctuation."""
+    answer = _MRC_QUOTE_PATTERN.sub(" ", answer.lower())
+    answer = "".join(c for c in answer if c not in _ASCII_PUNCTUATION)
+    return " ".join(answer.split())
+
+
+def mrc_rouge_w(pred: str, gold: str) -> float:
+    """KLUE-MRC "ROUGE-W" of two normalised strings (`rouge_w_score_for_klue_mrc`), in [0, 1]: despite the
+    name, the F1 (beta 1) of character precision and recall of the longest common *contiguous* substring.
+    An empty gold answer (an unanswerable question) scores 1 for an empty prediction and 0 otherwise.
+
+    The substring is found with `difflib.SequenceMatcher(..., autojunk=False).find_longest_match`, which is
+    exact. The official call leaves `autojunk` on; that only matters for a gold answer of 200 characters or
+    more, where difflib then ignores every character that makes up over 1% of it, so the official value can be
+    lower than the true one there. KLUE-MRC answers are far shorter."""
+    if gold == "":
+        return float(pred == gold)
+    match = SequenceMatcher(None, pred, gold, autojunk=False).find_longest_match(0, len(pred), 0, len(gold))
+    precision = match.size / len(pred) if pred else 0.0
+    recall = match.size / len(gold)
+    if precision + recall == 0.0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def mrc_em_and_rouge_w(pred: str, golds: Sequence[str]) -> tuple[float, float]:
+    """EM and ROUGE-W of one raw prediction against its raw gold answers (`klue_mrc_em` / `klue_mrc_rouge_w`
+    per question): both sides normalised, each score the max over the gold answers (and 0). No gold answer at
+    all (an unanswerable question) means the one gold answer "", so only a prediction that normalises to ""
+    scores 1 there, for EM and ROUGE-W alike."""
+    p = mrc_normalize(pred)
+    gold_norm = [mrc_normalize(g) for g in golds] or [""]
+    em = max([0.0] + [float(p == g) for g in gold_norm])
+    rouge = max([0.0] + [mrc_rouge_w(p, g) for g in gold_norm])
+    return em, rouge
+
+
+def mrc_scores(preds: Sequence[str], golds: Sequence[Sequence[str]],
+               question_types: Sequence[int | None] | None = None) -> dict[str, float | int | None]:
+    """KLUE-MRC `exact_match` and `rouge_w` (×100, the mean over questions), and when question types are known
+    the same per type, as `exact_match_type1` / `rouge_w_type1` / `n_type1` (1 paraphrase, 2 multi-sentence,
+    3 unanswerable; the official code logs these per-type means). A type with no question has None. Questions
+    without a type (KorQuAD) count in the totals only; the official reader would call them type 1
+    (`qa.get("question_type", 1)`), which for a file without types makes type 1 the total again."""
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predictions for {len(golds)} questions")
+    if not golds:
+        raise ValueError("MRC scores of zero questions are undefined")
+    types = list(question_types) if question_types is not None else [None] * len(golds)
+    scores = [mrc_em_and_rouge_w(p, g) for p, g in zip(preds, golds, strict=True)]
+    out: dict[str, float | int | None] = {
+        "exact_match": float(np.mean([s[0] for s in scores]) * 100.0),
+        "rouge_w": float(np.mean([s[1] for s in scores]) * 100.0)}
+    if any(t is not None for t in types):
+        for t in MRC_QUESTION_TYPES:
+            of_type = [s for s, qt in zip(scores, types, strict=True) if qt == t]
+            out[f"exact_match_type{t}"] = float(np.mean([s[0] for s in of_type]) * 100.0) if of_type else None
+            out[f"rouge_w_type{t}"] = float(np.mean([s[1] for s in of_type]) * 100.0) if of_type else None
+            out[f"n_type{t}"] = len(of_type)
+    return out
+
+
+# ---- WoS dialogue state tracking (`wos_jga`, `compute_prf_for_wos`, `wos_slot_micro_f1`) -----------------------
+
+def wos_joint_goal_accuracy(preds: Sequence[Sequence[str]], golds: Sequence[Sequence[str]]) -> float:
+    """Joint goal accuracy ×100: the share of turns whose predicted `domain-slot-value` set equals the gold set
+    (`wos_jga`). Sets: order and duplicates do not matter. Zero turns: 0 (the official `total == 0` case)."""
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predicted states for {len(golds)} turns")
+    hits = sum(set(p) == set(g) for p, g in zip(preds, golds, strict=True))
+    return hits / len(golds) * 100.0 if golds else 0.0
+
+
+def wos_turn_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
+    """One turn's F1 as `compute_prf_for_wos` (after TRADE): true positives count gold items found in the
+    prediction and false positives predicted items absent from gold, by list membership, so a duplicated gold
+    item counts twice and a duplicated predicted one never adds a false positive. An empty gold state scores 1
+    for an empty prediction and 0 otherwise; precision or recall 0 gives F1 0."""
+    if not gold:
+        return 1.0 if not pred else 0.0
+    tp = sum(g in pred for g in gold)
+    fn = len(gold) - tp
+    fp = sum(p not in gold for p in pred)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def wos_slot_micro_f1(preds: Sequence[Sequence[str]], golds: Sequence[Sequence[str]]) -> float:
+    """The official "slot micro F1" ×100 (`wos_slot_micro_f1`): despite the name, the **mean over turns** of
+    the per-turn F1 (`wos_turn_f1`), every turn counting once; not a micro F1 over slot instances. Zero turns:
+    0."""
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predicted states for {len(golds)} turns")
+    if not golds:
+        return 0.0
+    return sum(wos_turn_f1(g, p) for p, g in zip(preds, golds, strict=True)) / len(golds) * 100.0
+
+
+def dst_scores(preds: Sequence[Sequence[str]], golds: Sequence[Sequence[str]]) -> dict[str, float]:
+    """WoS `joint_goal_acc` and `slot_micro_f1` (×100) over user turns."""
+    if not golds:
+        raise ValueError("DST scores of zero turns are undefined")
+    return {"joint_goal_acc": wos_joint_goal_accuracy(preds, golds),
+            "slot_micro_f1": wos_slot_micro_f1(preds, golds)}

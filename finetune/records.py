@@ -60,17 +60,36 @@ def require(rec: Any, key: str, kind: type | tuple[type, ...], where: str) -> An
     return value
 
 
-def load_json_list(path: Path) -> list:
-    """An official KLUE JSON file (one list of records), with the line and column of a syntax error."""
+def load_json(path: Path) -> Any:
+    """A JSON file, or a `DataError` naming the file and, for a syntax error, its line and column."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not UTF-8 text ({e})") from e
     except json.JSONDecodeError as e:
         raise DataError(f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+
+
+def read_head_file(directory: Path, name: str, fmt: str, version: int, what: str) -> dict[str, Any]:
+    """The JSON that describes a custom head's checkpoint (DP's parser.json, DST's tracker.json), checked for its
+    format and version: a folder of another kind fails with a message naming the file, not a KeyError later."""
+    d = Path(directory)
+    try:
+        meta: dict[str, Any] = json.loads((d / name).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{d}: no {name}: not a {what} checkpoint") from None
+    if meta.get("format") != fmt or meta.get("version") != version:
+        raise ValueError(f"{d / name}: format {meta.get('format')!r} version {meta.get('version')!r}, "
+                         f"expected {fmt!r} version {version}")
+    return meta
+
+
+def load_json_list(path: Path) -> list:
+    """An official KLUE JSON file (one list of records), with the line and column of a syntax error."""
+    data = load_json(path)
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
     return data

@@ -2,7 +2,7 @@
 
 Entries are plain data (import path, title, metric names, report columns with KLUE's published scores) so
 that `klue finetune --help`, `--task-list` and the results tables work without importing torch or a task
-module; the task class is imported only when a task is used. Adding a task (MRC, WoS) is one module under
+module; the task class is imported only when a task is used. Adding a task is one module under
 `finetune/tasks/` plus one entry here.
 
 Published scores are the "Baseline Scores" table of the KLUE README (github.com/KLUE-benchmark/KLUE, README.md
@@ -83,11 +83,32 @@ TASKS: dict[str, TaskEntry] = {
             Column("las_macro_f1", "DP LAS", _published(
                 mbert=86.66, xlmr_base=87.69, xlmr_large=88.70, krbert=87.48, koelectra=87.77, klue_bert=87.77,
                 klue_roberta_small=87.74, klue_roberta_base=88.30, klue_roberta_large=88.72)))),
+    "mrc": TaskEntry(
+        "finetune.tasks.mrc:MrcTask", "Machine reading comprehension (KLUE-MRC, spans + unanswerable)",
+        ("exact_match", "rouge_w"), "rouge_w",
+        columns=(
+            Column("exact_match", "MRC EM", _published(
+                mbert=44.66, xlmr_base=27.48, xlmr_large=35.99, krbert=48.28, koelectra=59.82, klue_bert=62.32,
+                klue_roberta_small=57.79, klue_roberta_base=68.52, klue_roberta_large=76.78)),
+            Column("rouge_w", "MRC ROUGE", _published(
+                mbert=55.92, xlmr_base=53.93, xlmr_large=66.77, krbert=58.54, koelectra=66.05, klue_bert=68.51,
+                klue_roberta_small=63.78, klue_roberta_base=74.02, klue_roberta_large=81.43)))),
+    "dst": TaskEntry(
+        "finetune.tasks.dst:DstTask", "Dialogue state tracking (WoS, TRADE-style generator)",
+        ("joint_goal_acc", "slot_micro_f1"), "slot_micro_f1",
+        columns=(
+            Column("joint_goal_acc", "DST JGA", _published(
+                mbert=35.46, xlmr_base=39.82, xlmr_large=41.20, krbert=45.33, koelectra=41.58, klue_bert=48.99,
+                klue_roberta_small=45.65, klue_roberta_base=47.48, klue_roberta_large=50.49)),
+            Column("slot_micro_f1", "DST slot F1", _published(
+                mbert=88.63, xlmr_base=89.61, xlmr_large=89.80, krbert=90.70, koelectra=89.60, klue_bert=91.86,
+                klue_roberta_small=91.22, klue_roberta_base=91.55, klue_roberta_large=92.11)))),
 }
 
 # Names users may type for a task: KLUE-baseline's task names and the HF `klue` config names.
 ALIASES: dict[str, str] = {"tc": "ynat", "klue-sts": "sts", "klue-nli": "nli", "klue-ner": "ner", "klue-re": "re",
-                           "klue-dp": "dp"}
+                           "klue-dp": "dp", "klue-mrc": "mrc", "wos": "dst",
+                           "klue-dst": "dst"}
 
 
 # The lookup of the classes themselves: imported on first use.

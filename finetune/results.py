@@ -7,8 +7,10 @@ order; the published numbers are the "Baseline Scores" table of the KLUE README
 which the paper (arXiv 2105.09680) reports as dev-set results. Runs evaluated on a guid-hash split of a dev
 file are marked (†), because they are not comparable with those.
 
-Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...]
+Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
+Every row is compared with each random-init row; `--compare A,B` adds the row "Δ A − B" (two arms of an
+ablation), with the same Welch test.
 """
 
 from __future__ import annotations
@@ -46,13 +48,19 @@ def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
     runs = []
     for d in run_dirs:
         path = Path(d) / "metrics.json" if Path(d).is_dir() else Path(d)
-        runs.append(json.loads(path.read_text(encoding="utf-8")))
+        if not path.is_file():
+            raise ValueError(f"{path}: no such file (a run folder holds the metrics.json that `klue finetune` "
+                             "writes when all its seeds are done)")
+        try:
+            runs.append(json.loads(path.read_text(encoding="utf-8")))
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
     return runs
 
 
-def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
-    evaluation used a dev split."""
+    evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init."""
     rows: dict[str, dict[str, Any]] = {}
     baselines: list[str] = []  # rows of randomly initialised models
     for run in runs:
@@ -68,10 +76,15 @@ def build_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
                         "n_train": data.get("n_train"),
                         "capped": any(data.get(f"n_{k}", 0) < data.get(f"n_{k}_available", 0)
                                       for k in ("train", "eval"))}
+    for a, b in pairs or []:
+        missing = [x for x in (a, b) if x not in rows]
+        if missing:
+            raise ValueError(f"--compare {a},{b}: no run labelled {missing[0]!r} (labels: {', '.join(rows)})")
     return {
         "columns": [c for _, _, c in COLUMNS],
         "ours": rows,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
+        "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []],
         "published": {m: {c: v.get(c) for _, _, c in COLUMNS} for m, v in PUBLISHED.items()},
         "published_source": PUBLISHED_SOURCE,
     }
@@ -119,7 +132,7 @@ def to_markdown(table: dict[str, Any]) -> str:
                 any_capped = True
             cells.append(text)
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    for d in table.get("vs_random_init", []):
+    for d in table.get("vs_random_init", []) + table.get("between_arms", []):
         cells = []
         for c in cols:
             cell = d["cells"].get(c)
@@ -132,7 +145,7 @@ def to_markdown(table: dict[str, Any]) -> str:
         lines.append(f"| {model} (published) | "
                      + " | ".join("–" if row.get(c) is None else f"{row[c]:.2f}" for c in cols) + " |")
     notes = [f"Published rows: {table['published_source']}."]
-    if table.get("vs_random_init"):
+    if table.get("vs_random_init") or table.get("between_arms"):
         notes.append("Δ rows: difference of the means; p from Welch's t-test over the seeds (two-sided).")
     if any_split:
         notes.append("† evaluated on a 20% guid-hash split of the dev file (trained on the other 80%): "
@@ -144,15 +157,30 @@ def to_markdown(table: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) < 2:
-        raise SystemExit(__doc__)
-    print(write_results(Path(argv[0]), [Path(a) for a in argv[1:]]))
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m finetune.results", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path, help="output prefix: OUT.md and OUT.json")
+    ap.add_argument("runs", type=Path, nargs="+", help="run folders (or their metrics.json)")
+    ap.add_argument("--compare", action="append", default=[], metavar="LABEL_A,LABEL_B",
+                    help="also the row Δ A − B with Welch's p (repeatable)")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    pairs = []
+    for spec in args.compare:
+        a, sep, b = spec.partition(",")
+        if not sep or not a.strip() or not b.strip():
+            ap.error(f"--compare {spec!r}: expected LABEL_A,LABEL_B")
+        pairs.append((a.strip(), b.strip()))
+    try:
+        print(write_results(args.out, args.runs, pairs))
+    except ValueError as e:
+        ap.error(str(e))
 
 
-def write_results(out: Path, run_dirs: list[Path]) -> str:
+def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] | None = None) -> str:
     """`out`.json and `out`.md from the runs' metrics.json files; returns the markdown."""
-    table = build_table(load_runs(run_dirs))
+    table = build_table(load_runs(run_dirs), pairs)
     md = to_markdown(table)
     write_json(out.with_suffix(".json"), table)
     io.write_text(out.with_suffix(".md"), md)

@@ -2,7 +2,9 @@
 
 Predictions are JSON lines keyed by guid: YNAT/NLI/RE `{"guid", "label"}` (RE optionally `"probs"`), STS
 `{"guid", "score"}`, NER `{"guid", "tags": [one tag per character of the sentence, spaces included]}`, DP
-`{"guid", "heads": [...], "deprels": [...]}` (one of each per eojeol). Every gold guid must be predicted exactly
+`{"guid", "heads": [...], "deprels": [...]}` (one of each per eojeol), MRC `{"guid", "answer": "..."}` ("" for
+"no answer"), DST `{"guid": dialogue guid, "turn": k, "state": ["domain-slot-value", ...]}` (k counts the
+dialogue's user turns from 0; the record's key is `guid-k`, the gold turn's guid). Every gold guid must be predicted exactly
 once and no other guid may appear: a partial or mismatched file is an error, never a silently smaller
 evaluation. A record that does not line up with its gold sentence (wrong number of tags or heads, a head
 outside the sentence) is an error naming the file, the line and the field. `allow_subset` (for runs that
@@ -34,11 +36,13 @@ def score_file(task_name: str, gold: Path, pred: Path, allow_subset: bool = Fals
     for line, rec in read_jsonl(pred):
         where = f"{pred}:{line}"
         task.check_prediction(rec, where)
-        guid = rec["guid"]
+        guid = task.prediction_key(rec)  # the guid; DST: the dialogue guid and the user turn
         if guid in preds:
             raise DataError(f"{where}: guid {guid!r} is predicted twice")
         if guid in by_guid:
             task.check_aligned(rec, by_guid[guid], where)
+        elif (err := task.unknown_prediction(rec, where, golds)) is not None:
+            raise err
         preds[guid] = rec
     if not preds:
         raise DataError(f"{pred}: no predictions")

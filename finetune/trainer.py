@@ -47,6 +47,8 @@ class RunResult:
     train_seconds: float = 0.0
     unk_rate: float = 0.0
     max_length: int = 0
+    eval_seconds: float = 0.0  # the part of train_seconds spent in evaluation
+    n_train_features: int = 0
 
 
 def unk_rate(features: list[dict], tokenizer: Any) -> float:
@@ -99,9 +101,32 @@ def concat_padded(chunks: list[np.ndarray], pad_value: int = IGNORE_INDEX) -> np
     return out
 
 
+def length_order(features: list[dict[str, Any]]) -> list[int]:
+    """Feature indices by input length (stable): evaluation runs in this order, so each batch pads to about its
+    own length instead of the longest of a random mix, and the outputs go back to feature order afterwards
+    (`evaluate`). The model sees the same inputs; only the padding of its batches changes."""
+    return sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
+
+
+def train_sampler(features: list[dict[str, Any]], hp: Hyperparams, seed: int) -> Any:
+    """The training order. `group_by_length`: transformers' `LengthGroupedSampler` (a random permutation, cut
+    into mega-batches of 50 batches, each sorted by length), so a batch pads to about its own length; with our
+    own seeded generator the order depends on the seed alone. Otherwise None: the loader shuffles uniformly
+    (KLUE-baseline's sampler), through accelerate's seedable sampler (epoch e drawn from seed + e, the same
+    order on every process and the same as transformers' `Trainer`)."""
+    if not hp.group_by_length:
+        return None
+    import torch
+    from transformers.trainer_pt_utils import LengthGroupedSampler
+
+    return LengthGroupedSampler(hp.batch_size, lengths=[len(f["input_ids"]) for f in features],
+                                generator=torch.Generator().manual_seed(seed))
+
+
 def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: list, examples: list,
-             progress: bool = False) -> tuple[dict[str, Any], list[dict]]:
+             progress: bool = False, order: list[int] | None = None) -> tuple[dict[str, Any], list[dict]]:
     """Predictions and metrics on the evaluation split; the same `compute_metrics` that `klue score` uses.
+    `order`: the feature index of each row the loader yields (`length_order`), None for feature order.
 
     Per-token outputs are padded with IGNORE_INDEX along their second axis before the processes gather them
     (`pad_across_processes`: the processes' batches may differ in length) and across batches
@@ -120,6 +145,10 @@ def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: li
             chunks.append((out.float() if out.is_floating_point() else out).cpu().numpy())
     model.train()
     outputs = concat_padded(chunks)
+    if order is not None:
+        restored = np.empty_like(outputs)
+        restored[np.asarray(order)] = outputs
+        outputs = restored
     preds = task.predictions(outputs, features, examples)
     return task.compute_metrics(preds, examples), preds
 
@@ -138,7 +167,7 @@ def usable_length(config: Any, tokenizer: Any, wanted: int) -> int:
     return limit
 
 
-def _strip(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader takes as a map-style dataset
+def model_inputs(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader takes as a map-style dataset
     """Model inputs only: the collator pads every key it gets, so `example_index` and the task's bookkeeping
     (keys starting with "_", e.g. NER's character spans) stay behind."""
     return [{k: v for k, v in f.items() if k != "example_index" and not k.startswith("_")} for f in features]
@@ -147,7 +176,7 @@ def _strip(features: list[dict[str, Any]]) -> Any:  # a list, which DataLoader t
 def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConfig) -> RunResult:
     import torch
     from accelerate import Accelerator
-    from accelerate.utils import set_seed
+    from accelerate.utils import DataLoaderConfiguration, set_seed
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
     from transformers import AutoTokenizer, get_linear_schedule_with_warmup
@@ -156,7 +185,8 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     set_seed(cfg.seed)
     # bf16 autocast over fp32 weights on a GPU that has it (as pretraining's `mixed_precision: auto`); fp32 on CPU
     bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    accelerator = Accelerator(mixed_precision="bf16" if bf16 else "no")
+    accelerator = Accelerator(mixed_precision="bf16" if bf16 else "no",
+                              dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
     model = task.build_model(Path(model_dir), tokenizer, cfg.random_init)
@@ -172,10 +202,16 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         warnings.warn(f"{unk:.0%} of the training tokens are [UNK]: the tokenizer in {model_dir} does not fit this "
                       "text; scores will be meaningless", stacklevel=2)
     collate = task.collator(tokenizer)
-    train_loader: DataLoader[dict[str, Any]] = DataLoader(_strip(train_features), batch_size=hp.batch_size, shuffle=True, collate_fn=collate,
-                              generator=torch.Generator().manual_seed(cfg.seed))
-    eval_loader: DataLoader[dict[str, Any]] = DataLoader(_strip(eval_features), batch_size=hp.eval_batch_size, shuffle=False,
-                             collate_fn=collate)
+    sampler = train_sampler(train_features, hp, cfg.seed)
+    # No `generator=`: the order comes from the sampler (or accelerate's seedable one); without it the loader
+    # draws its worker base seed from the global RNG, as `Trainer`'s does, so the dropout streams agree too.
+    train_loader: DataLoader[dict[str, Any]] = DataLoader(
+        model_inputs(train_features), batch_size=hp.batch_size, shuffle=sampler is None, sampler=sampler,
+        collate_fn=collate)
+    eval_order = length_order(eval_features)
+    eval_loader: DataLoader[dict[str, Any]] = DataLoader(
+        model_inputs([eval_features[i] for i in eval_order]), batch_size=hp.eval_batch_size, shuffle=False,
+        collate_fn=collate)
 
     steps_per_epoch = len(train_loader)
     total_steps = hp.epochs * steps_per_epoch
@@ -188,10 +224,18 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
 
     best: dict[str, Any] = {"value": -math.inf, "metrics": None, "preds": None, "step": 0, "state": None}
     history: list[dict] = []
+    # Training's random draws (dropout) start from the seed, whatever building the model drew: the pretrained and
+    # the random-init arm see the same dropout stream, as does transformers' Trainer (bench/finetune.py).
+    set_seed(cfg.seed)
     started = time.perf_counter()
+    eval_seconds = 0.0
 
     def checkpoint(step: int) -> None:
-        metrics, preds = evaluate(task, model, eval_loader, accelerator, eval_features, data.eval, cfg.progress)
+        nonlocal eval_seconds
+        t0 = time.perf_counter()
+        metrics, preds = evaluate(task, model, eval_loader, accelerator, eval_features, data.eval, cfg.progress,
+                                  order=eval_order)
+        eval_seconds += time.perf_counter() - t0
         history.append({"step": step, "epoch": round(step / steps_per_epoch, 4), **metrics})
         value = _selection_value(metrics, task.main_metric)
         if best["metrics"] is None or value > best["value"]:  # strict: on a tie the earlier checkpoint stays
@@ -235,7 +279,8 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         metrics=best["metrics"], predictions=best["preds"], best_step=best["step"],
         best_epoch=round(best["step"] / steps_per_epoch, 4), total_steps=total_steps, history=history,
         num_parameters=sum(p.numel() for p in unwrapped.parameters()), train_seconds=round(train_seconds, 2),
-        unk_rate=round(unk, 4), max_length=max_length,
+        unk_rate=round(unk, 4), max_length=max_length, eval_seconds=round(eval_seconds, 2),
+        n_train_features=len(train_features),
     )
 
 
@@ -269,7 +314,7 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
         write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
         record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
                   "total_steps": res.total_steps, "num_parameters": res.num_parameters,
-                  "train_seconds": res.train_seconds, "unk_rate": res.unk_rate,
+                  "train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds, "unk_rate": res.unk_rate,
                   "max_length": res.max_length, "history": res.history}
         write_json(seed_dir / "metrics.json", record)
         per_seed[str(seed)] = record
@@ -298,7 +343,7 @@ def summary_line(summary: dict[str, Any]) -> str:
         else:
             parts.append(f"{key} {m:.2f}" + (f" ± {s:.2f}" if len(summary["seeds"]) > 1 else ""))
     split = summary["data"].get("split")
-    where = "official dev" if split == "official" else "dev split (guid hash)"
+    where = "official dev" if split == "official" else f"dev split ({summary['data'].get('split_by') or 'guid'} hash)"
     seeds = len(summary["seeds"])
     return (f"{summary['task']}  {summary['label']}  " + "  ".join(parts)
             + f"  [{seeds} seed{'s' if seeds > 1 else ''}; eval: {where}, n={summary['data'].get('n_eval')}]")

@@ -34,8 +34,9 @@ def test_rows_group_by_label_and_mark_split_and_capped_runs():
     tiny_line = next(line for line in md.splitlines() if line.startswith("| tiny |"))
     cells = [c.strip() for c in tiny_line.strip("|").split("|")]
     # model, YNAT F1, STS r, STS F1, NLI Acc, NER entity F1, NER char F1, NER char F1 w/o O, RE F1, RE AUPRC,
-    # DP UAS, DP LAS
-    assert cells == ["tiny", "60.00 ± 1.50", "20.00 †", "50.00 †", "40.00 ‡", "–", "–", "–", "–", "–", "–", "–"]
+    # DP UAS, DP LAS, MRC EM, MRC ROUGE, DST JGA, DST slot F1
+    assert cells == ["tiny", "60.00 ± 1.50", "20.00 †", "50.00 †", "40.00 ‡", "–", "–", "–", "–", "–", "–", "–",
+                     "–", "–", "–", "–"]
     random_line = next(line for line in md.splitlines() if line.startswith("| random |"))
     assert "30.00" in random_line and "±" not in random_line  # one seed: no std shown
     assert "† evaluated on a 20% guid-hash split" in md and "‡ trained and/or evaluated on a capped" in md
@@ -99,13 +100,17 @@ def test_each_task_declares_its_columns_and_published_scores():
 
     # registry order, each task's declared columns; every column names one of the task's metrics
     assert [c for _, _, c in COLUMNS] == ["YNAT F1", "STS r", "STS F1", "NLI Acc", "NER entity F1", "NER char F1",
-                                         "NER char F1 w/o O", "RE F1", "RE AUPRC", "DP UAS", "DP LAS"]
+                                         "NER char F1 w/o O", "RE F1", "RE AUPRC", "DP UAS", "DP LAS", "MRC EM",
+                                         "MRC ROUGE", "DST JGA", "DST slot F1"]
     assert all(metric in TASKS[task].metrics for task, metric, _ in COLUMNS)
     # spot checks against the KLUE README table (@ 0106de0)
     assert PUBLISHED["KLUE-RoBERTa-base"]["NER entity F1"] == 85.13
     assert PUBLISHED["KLUE-RoBERTa-base"]["NER char F1"] == 91.52
     assert PUBLISHED["KLUE-RoBERTa-large"]["DP UAS"] == 93.32 and PUBLISHED["mBERT-base"]["DP LAS"] == 86.66
     assert PUBLISHED["XLM-R-base"]["RE AUPRC"] == 54.98 and PUBLISHED["koELECTRA-base"]["YNAT F1"] == 84.59
+    assert PUBLISHED["KLUE-RoBERTa-base"]["MRC EM"] == 68.52 and PUBLISHED["KLUE-RoBERTa-large"]["MRC ROUGE"] == 81.43
+    assert PUBLISHED["XLM-R-base"]["MRC EM"] == 27.48 and PUBLISHED["mBERT-base"]["MRC ROUGE"] == 55.92
+    assert PUBLISHED["KLUE-RoBERTa-large"]["DST JGA"] == 50.49 and PUBLISHED["mBERT-base"]["DST slot F1"] == 88.63
 
 
 def test_ner_and_dp_dev_split_runs_are_marked_and_unpublished_columns_show_a_dash():
@@ -119,8 +124,43 @@ def test_ner_and_dp_dev_split_runs_are_marked_and_unpublished_columns_show_a_das
     md = to_markdown(build_table(runs))
     tiny_line = next(line for line in md.splitlines() if line.startswith("| tiny |"))
     cells = [c.strip() for c in tiny_line.strip("|").split("|")]
-    assert cells[5:8] == ["30.00 †", "70.00 †", "40.00 †"] and cells[10:] == ["50.00 †", "20.00 †"]
+    assert cells[5:8] == ["30.00 †", "70.00 †", "40.00 †"] and cells[10:12] == ["50.00 †", "20.00 †"]
     published = next(line for line in md.splitlines() if line.startswith("| KLUE-RoBERTa-large (published) |"))
     cells = [c.strip() for c in published.strip("|").split("|")]
-    assert cells[5:8] == ["85.79", "91.77", "–"] and cells[10:] == ["93.32", "88.72"]
+    assert cells[5:8] == ["85.79", "91.77", "–"] and cells[10:] == ["93.32", "88.72", "76.78", "81.43", "50.49", "92.11"]
     assert "† evaluated on a 20% guid-hash split" in md
+
+
+def test_compare_adds_a_difference_row_between_two_arms(tmp_path, capsys):
+    runs = {"mecab": (70.0, 2.0), "none": (64.0, 2.0)}
+    dirs = []
+    for label, (m, s) in runs.items():
+        d = tmp_path / label
+        d.mkdir()
+        (d / "metrics.json").write_text(json.dumps(
+            {**_run("ner", label, {"entity_macro_f1": m}, {"entity_macro_f1": s}, [1, 2, 3]), "random_init": False}))
+        dirs.append(str(d))
+    main([str(tmp_path / "table"), *dirs, "--compare", "mecab,none"])
+    table = json.loads((tmp_path / "table.json").read_text())
+    (d,) = table["between_arms"]
+    assert (d["model"], d["baseline"]) == ("mecab", "none") and table["vs_random_init"] == []
+    from scipy.stats import t
+
+    cell = d["cells"]["NER entity F1"]
+    assert cell["diff"] == 6.0 and cell["p"] == pytest.approx(2 * t.sf(6.0 / (8 / 3) ** 0.5, 4))
+    assert any(line.startswith("| Δ mecab − none | ") for line in (tmp_path / "table.md").read_text().splitlines())
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "t2"), *dirs, "--compare", "mecab,nonee"])
+    assert "no run labelled 'nonee'" in capsys.readouterr().err
+
+
+def test_a_missing_or_broken_run_is_named(tmp_path, capsys):
+    (tmp_path / "half").mkdir()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "t"), str(tmp_path / "half")])
+    assert f"{tmp_path / 'half' / 'metrics.json'}: no such file" in capsys.readouterr().err
+    (tmp_path / "half" / "metrics.json").write_text("{not json")
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "t"), str(tmp_path / "half")])
+    assert "metrics.json: not JSON" in capsys.readouterr().err

@@ -106,5 +106,5 @@ def test_cli_text_json_and_error_output(tmp_path):
     assert res.exit_code == 0 and "pearsonr n/a" in res.output and "n=80" in res.output
     res = runner.invoke(score, ["sts", "--gold", str(GOLD["sts"]), "--pred", str(_write(tmp_path / "x.jsonl", []))])
     assert res.exit_code != 0 and "no predictions" in res.output
-    res = runner.invoke(score, ["wos", "--gold", str(GOLD["sts"]), "--pred", str(preds)])
-    assert res.exit_code != 0 and "unknown task 'wos'" in res.output
+    res = runner.invoke(score, ["pos", "--gold", str(GOLD["sts"]), "--pred", str(preds)])
+    assert res.exit_code != 0 and "unknown task 'pos'" in res.output  # (wos is a task now: DST)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["IGNORE_INDEX", "ClassificationTask", "DataError", "DataFiles", "Example", "Feature", "Hyperparams",
-           "Task", "finite_or_none", "require", "sequence_classifier", "token_classifier"]
+           "Task", "finite_or_none", "load_encoder", "require", "sequence_classifier", "token_classifier"]
 
 # The label (and padded-output) value that losses and metrics skip: torch's CrossEntropyLoss default
 # ignore_index, and what transformers' DataCollatorForTokenClassification pads labels with.
@@ -50,6 +50,9 @@ class Hyperparams:
     max_grad_norm: float = 1.0
     adam_epsilon: float = 1e-8
     eval_batch_size: int = 64
+    # Batches of similar length (transformers' LengthGroupedSampler), so little of each batch is padding. A
+    # departure from KLUE-baseline, which shuffles uniformly: False restores its sampler (bench/finetune.py).
+    group_by_length: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,14 @@ class Task(ABC):
         own order (which differs from the official files for YNAT and NLI), so ids go back to names here."""
         return dict(row)
 
+    # What the dev split (`--split dev-split`) keeps together: examples with the same key land on the same side.
+    # The guid for most tasks; MRC splits by article, so no passage is read in training and asked about in
+    # evaluation. `split_unit` names the key in metrics.json's note.
+    split_unit: ClassVar[str] = "guid"
+
+    def split_key(self, ex: Example) -> str:
+        return str(ex["guid"])
+
     # ---- features and model --------------------------------------------------------------------
     def prepare_tokenizer(self, tokenizer: Any) -> None:
         """Add task tokens (RE entity markers); the model's embeddings are resized to match."""
@@ -128,6 +139,16 @@ class Task(ABC):
     @abstractmethod
     def check_prediction(self, rec: dict, where: str) -> dict:
         """Validate one prediction record (fields, label names, ranges); raise `DataError` naming `where`."""
+
+    def prediction_key(self, rec: dict) -> str:
+        """The gold example a (checked) prediction record is for: its guid. DST records name a dialogue and a
+        user turn (`{"guid", "turn"}`), one record per turn, so its key joins the two."""
+        return str(rec["guid"])
+
+    def unknown_prediction(self, rec: dict, where: str, golds: list[Example]) -> DataError | None:
+        """A `DataError` naming the field of a record whose key is not in the gold file (DST: the dialogue or
+        the turn), or None to let the scorer report every unknown guid at once."""
+        return None
 
     def check_aligned(self, rec: dict, gold: Example, where: str) -> None:
         """Validate a prediction against its gold example (token-level tasks: one value per character or word,
@@ -226,6 +247,22 @@ def token_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels:
     from transformers import AutoModelForTokenClassification
 
     return _auto_model(AutoModelForTokenClassification, model_dir, tokenizer, random_init, _label_kwargs(labels))
+
+
+def load_encoder(model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    """The bare `AutoModel` under a custom head (DP's parser, DST's tracker): pretrained weights or, with
+    `random_init`, fresh ones of the same shape; fp32 and safetensors as `sequence_classifier`; embeddings resized
+    to the tokenizer."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    if random_init:
+        encoder = AutoModel.from_config(AutoConfig.from_pretrained(model_dir), dtype=torch.float32)
+    else:
+        encoder = AutoModel.from_pretrained(model_dir, use_safetensors=True, dtype=torch.float32)
+    if len(tokenizer) != encoder.get_input_embeddings().num_embeddings:
+        encoder.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    return encoder
 
 
 def _label_kwargs(labels: list[str]) -> dict[str, Any]:

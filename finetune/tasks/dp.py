@@ -38,6 +38,7 @@ from finetune.tasks.base import (
     Feature,
     Hyperparams,
     Task,
+    load_encoder,
     require,
 )
 
@@ -209,17 +210,9 @@ class DpTask(Task):
     def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
         """`AutoModel` (safetensors, fp32; fresh weights of the same shape with `random_init`) under the
         biaffine head of `finetune.dp_model`."""
-        import torch
-        from transformers import AutoConfig, AutoModel
-
         from finetune.dp_model import DependencyParser, ParserConfig
 
-        if random_init:
-            encoder = AutoModel.from_config(AutoConfig.from_pretrained(model_dir), dtype=torch.float32)
-        else:
-            encoder = AutoModel.from_pretrained(model_dir, use_safetensors=True, dtype=torch.float32)
-        if len(tokenizer) != encoder.get_input_embeddings().num_embeddings:
-            encoder.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+        encoder = load_encoder(Path(model_dir), tokenizer, random_init)
         return DependencyParser(encoder, ParserConfig(n_pos=len(POS_LABELS), n_labels=len(DEP_LABELS)),
                                 DEP_LABELS, POS_LABELS)
 

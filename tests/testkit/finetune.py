@@ -1,4 +1,4 @@
-"""Fine-tuning test helpers: the texts of the fixture files (JSON and TSV tasks alike) for a tiny model's
+"""Fine-tuning test helpers: the texts of the fixture files (JSON, SQuAD-layout and TSV tasks alike) for a tiny model's
 vocabulary, and writers for predictions files."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def fixture_texts(folder: Path = FX, limit: int | None = None) -> list[str]:
 
     out: list[str] = []
     for f in sorted(folder.glob("*/*.json")):
-        if f.name == "relation_list.json":
+        if f.name == "relation_list.json" or f.parent.name in ("mrc", "wos"):
             continue
         for r in json.loads(f.read_text(encoding="utf-8"))[:limit]:
             out += [r[k] for k in TEXT_KEYS if k in r]
@@ -25,6 +25,15 @@ def fixture_texts(folder: Path = FX, limit: int | None = None) -> list[str]:
         out += [e["text"] for e in get_task("ner").read_file(f)[:limit]]
     for f in sorted(folder.glob("*/klue-dp-*.tsv")):
         out += [" ".join(e["words"]) for e in get_task("dp").read_file(f)[:limit]]
+    for f in sorted(folder.glob("mrc/*.json")):  # SQuAD layout: the passages (once each) and the questions
+        examples = get_task("mrc").read_file(f)[:limit]
+        out += list(dict.fromkeys(e["context"] for e in examples)) + [e["question"] for e in examples]
+    for f in sorted(folder.glob("wos/wos-*.json")):  # WoS: the utterances, then every slot name and value
+        dials = json.loads(f.read_text(encoding="utf-8"))[:limit]
+        out += [t["text"] for d in dials for t in d["dialogue"]]
+    for f in sorted(folder.glob("wos/ontology.json")):
+        onto = json.loads(f.read_text(encoding="utf-8"))
+        out += [" ".join([name.replace("-", " "), *values]) for name, values in onto.items()]
     return out
 
 

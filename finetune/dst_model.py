@@ -1,0 +1,216 @@
+"""The WoS state tracker: a pretrained encoder (`AutoModel`) under KLUE-baseline's TRADE-style slot generator,
+as one `nn.Module` that saves and loads as safetensors (never pickle).
+
+Reference: KLUE-baseline `klue_baseline/models/dialogue_state_tracking.py` (`DSTTransformer`, `SlotGenerator`,
+`masked_cross_entropy_for_value`), run with `--parallel_decoding` as `run_all.sh` does. In the order the data
+flows:
+
+1. The encoder reads the dialogue (`[CLS] history [SEP] system turn [SEP] user turn [SEP]`); its last hidden
+   states are the memory, its pooled output (the encoder's pooler; a fresh `Linear + tanh` over `[CLS]` when
+   the encoder has none, as the baseline adds a `BertPooler` for ELECTRA) is the GRU's initial state, the same
+   for every slot.
+2. Each of the J slots ("domain-slot", sorted) is queried by the **sum of the word embeddings of its name's
+   tokens** (`"관광-이름"` tokenized as `"관광 이름"`). Word embeddings are the encoder's own (`tie_weight`):
+   the decoder holds no embedding matrix of its own, it reads `encoder.get_input_embeddings()`.
+3. A one-layer GRU (hidden = the encoder's hidden size) decodes every slot in parallel for up to
+   `max_decode` (10) steps. Per step, from the input embedding `w` (dropout first) and the new state `h`:
+   attention over the input `a = softmax(memory · h)` (padding masked), context `c = a · memory`, vocabulary
+   distribution `softmax(h Eᵀ)` over the tied embeddings `E`, copy distribution = `a` scattered onto the input
+   token ids, `p_gen = sigmoid(W_gen [w; h; c])`, final `p = p_gen · vocab + (1 − p_gen) · copy`. The next input
+   is the gold token (teacher forcing, drawn once per batch with probability 0.5 in training) or the argmax.
+4. The slot gate (none / dontcare / ptr / yes / no, `WoSProcessor.gating2id`) is a linear layer on the first
+   step's context `c`.
+5. Loss = masked cross-entropy of the gold value tokens under `p` (the log of the mixed probability; padding
+   of the value matrix masked, every slot's value trained, "none" included: its tokens are the target of an
+   absent slot) + cross-entropy of the gates over all slots.
+
+Departures (also in finetune/README.md): the slot query sums only the name's tokens, not the padding the
+baseline's padded index matrix adds (zero only while the pad row of the embeddings is zero); attention,
+context and copy are computed per (example, slot) without repeating the memory J times (the same numbers);
+the generation loss is accumulated step by step instead of storing the (batch, J, steps, vocabulary) tensor;
+`log` is taken of the probability clamped at 1e-12 (the baseline can produce `-inf`); the GRU has no
+`dropout` argument (PyTorch ignores it for one layer and warns); the decoder runs in fp32 under bf16
+autocast; the teacher-forcing draw uses torch's generator (seeded with the run), not Python's `random`.
+
+Saved checkpoint (`save_pretrained(dir)`, read back by `StateTracker.from_pretrained(dir)`):
+
+    dir/config.json         the encoder's transformers config (AutoConfig / AutoTokenizer read the folder)
+    dir/tracker.json        {"format": "klue-pipeline/dst-trade", "version": 1, "head": {TrackerConfig},
+                             "slots": [J "domain-slot" names, sorted], "gates": [5 gate names, id order],
+                             "slot_token_ids": [[token ids of each slot name]]}
+    dir/model.safetensors   every weight: "encoder.*" (the AutoModel) and the head's ("gru.*", "w_gen.*",
+                             "w_gate.*", and "pooler.*" when the encoder has no pooler)
+
+plus the tokenizer files, which the trainer saves beside them. Every file is written atomically (pipeline.io).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from finetune.records import read_head_file
+from pipeline import io
+
+FORMAT = "klue-pipeline/dst-trade"
+VERSION = 1
+HEAD_FILE = "tracker.json"
+WEIGHTS_FILE = "model.safetensors"
+GATES = ["none", "dontcare", "ptr", "yes", "no"]  # WoSProcessor.gating2id order
+_MASKED = -1e9  # the baseline's attention mask value
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Head settings; defaults are KLUE-baseline's (`--teacher_forcing 0.5`, `max_len=10` at evaluation, the
+    encoder's `hidden_dropout_prob` for the decoder's input dropout)."""
+
+    pad_token_id: int
+    dropout: float = 0.1
+    teacher_forcing: float = 0.5
+    max_decode: int = 10
+    own_pooler: bool = False
+
+
+@dataclass
+class TrackerOutput:
+    loss: torch.Tensor | None  # when gold gates and values are given
+    gate_logits: torch.Tensor  # (batch, J, 5)
+    tokens: torch.Tensor  # (batch, J, steps): the argmax token of every step
+
+
+class StateTracker(nn.Module):
+    slot_ids: torch.Tensor  # (J, longest name) token ids of each slot name, padded; buffers, rebuilt from the JSON
+    slot_mask: torch.Tensor  # (J, longest name) 1.0 on a name's tokens
+
+    def __init__(self, encoder: Any, head: TrackerConfig, slots: list[str], slot_token_ids: list[list[int]]) -> None:
+        super().__init__()
+        if len(slots) != len(slot_token_ids) or any(not ids for ids in slot_token_ids):
+            raise ValueError("every slot needs a non-empty list of name token ids")
+        self.encoder = encoder
+        self.config: Any = encoder.config  # what the trainer reads (max positions, pad id)
+        self.head_config = head
+        self.slots = list(slots)
+        self.gates = list(GATES)
+        self.slot_token_ids = [list(map(int, ids)) for ids in slot_token_ids]
+        width = max(map(len, self.slot_token_ids))
+        ids = torch.tensor([s + [head.pad_token_id] * (width - len(s)) for s in self.slot_token_ids])
+        mask = torch.tensor([[1.0] * len(s) + [0.0] * (width - len(s)) for s in self.slot_token_ids])
+        self.register_buffer("slot_ids", ids, persistent=False)
+        self.register_buffer("slot_mask", mask, persistent=False)
+        hidden = encoder.config.hidden_size
+        self.pooler = nn.Sequential(nn.Linear(hidden, hidden), nn.Tanh()) if head.own_pooler else None
+        self.gru = nn.GRU(hidden, hidden, 1, batch_first=True)
+        self.dropout = nn.Dropout(head.dropout)
+        self.w_gen = nn.Linear(3 * hidden, 1)
+        self.w_gate = nn.Linear(hidden, len(GATES))
+
+    @staticmethod
+    def needs_own_pooler(encoder: Any) -> bool:
+        return getattr(encoder, "pooler", None) is None
+
+    # ---- forward -------------------------------------------------------------------------------
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, gating_ids: torch.Tensor | None = None,
+                target_ids: torch.Tensor | None = None) -> TrackerOutput:
+        """Training (gold `gating_ids` (B, J) and `target_ids` (B, J, L) given): decodes L steps, teacher
+        forcing with probability `teacher_forcing` for the whole batch, and returns the loss. Otherwise decodes
+        `max_decode` steps greedily."""
+        out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+        memory = out.last_hidden_state
+        pooled = self.pooler(memory[:, 0]) if self.pooler is not None else out.pooler_output
+        train = gating_ids is not None and target_ids is not None
+        steps = target_ids.shape[-1] if train and target_ids is not None else self.head_config.max_decode
+        teacher = None
+        if train and self.training and self.head_config.teacher_forcing > 0:
+            if float(torch.rand(())) < self.head_config.teacher_forcing:
+                teacher = target_ids
+        with torch.autocast(device_type=memory.device.type, enabled=False):
+            gate_logits, tokens, loss = self._decode(input_ids, attention_mask, memory.float(), pooled.float(),
+                                                     steps, teacher, target_ids if train else None)
+        if train and gating_ids is not None:
+            gate_loss = F.cross_entropy(gate_logits.reshape(-1, len(GATES)), gating_ids.reshape(-1))
+            loss = (loss if loss is not None else 0.0) + gate_loss
+        return TrackerOutput(loss=loss if train else None, gate_logits=gate_logits, tokens=tokens)
+
+    def _decode(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, memory: torch.Tensor,
+                pooled: torch.Tensor, steps: int, teacher: torch.Tensor | None,
+                targets: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        embed = self.encoder.get_input_embeddings().weight.float()  # (V, D), tied
+        batch, _, size = memory.shape
+        n_slots = self.slot_ids.shape[0]
+        slot_e = (embed[self.slot_ids] * self.slot_mask.unsqueeze(-1)).sum(1)  # (J, D)
+        w = slot_e.unsqueeze(0).expand(batch, n_slots, size).reshape(batch * n_slots, 1, size)
+        hidden = pooled.unsqueeze(1).expand(batch, n_slots, size).reshape(1, batch * n_slots, size).contiguous()
+        pad = ~attention_mask.bool()  # (B, T)
+        copy_index = input_ids.unsqueeze(1).expand(batch, n_slots, input_ids.shape[1])
+        gate_logits = memory.new_zeros(batch, n_slots, len(GATES))
+        tokens = []
+        nll = memory.new_zeros(())
+        count = memory.new_zeros(())
+        pad_id = self.head_config.pad_token_id
+        for k in range(steps):
+            w = self.dropout(w)
+            _, hidden = self.gru(w, hidden)  # (1, B*J, D)
+            h = hidden.view(batch, n_slots, size)
+            scores = torch.einsum("btd,bjd->bjt", memory, h).masked_fill(pad.unsqueeze(1), _MASKED)
+            attn = F.softmax(scores, dim=-1)  # (B, J, T)
+            vocab = F.softmax(h @ embed.T, dim=-1)  # (B, J, V)
+            context = torch.einsum("bjt,btd->bjd", attn, memory)  # (B, J, D)
+            p_gen = torch.sigmoid(self.w_gen(torch.cat([w.view(batch, n_slots, size), h, context], dim=-1)))
+            copy = torch.zeros_like(vocab).scatter_add_(2, copy_index, attn)
+            p_final = p_gen * vocab + (1 - p_gen) * copy  # (B, J, V)
+            best = p_final.argmax(-1)  # (B, J)
+            tokens.append(best)
+            if k == 0:
+                gate_logits = self.w_gate(context)
+            if targets is not None:
+                gold = targets[:, :, k]
+                mask = (gold != pad_id).float()
+                logp = torch.log(p_final.gather(2, gold.unsqueeze(-1)).squeeze(-1).clamp(min=1e-12))
+                nll = nll - (logp * mask).sum()
+                count = count + mask.sum()
+            nxt = teacher[:, :, k] if teacher is not None else best
+            w = embed[nxt].reshape(batch * n_slots, 1, size)
+        loss = nll / count.clamp(min=1) if targets is not None else None
+        return gate_logits, torch.stack(tokens, dim=-1), loss
+
+    @torch.no_grad()
+    def generate(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(gate ids (B, J), value token ids (B, J, max_decode)), greedy, as the baseline's `validation_step`."""
+        out = self.forward(input_ids, attention_mask)
+        return out.gate_logits.argmax(-1), out.tokens
+
+    # ---- saving and loading --------------------------------------------------------------------
+    def save_pretrained(self, save_directory: Path | str, safe_serialization: bool = True) -> None:
+        """Writes the layout in the module docstring; safetensors only."""
+        if not safe_serialization:
+            raise ValueError("StateTracker saves safetensors only")
+        from safetensors.torch import save
+
+        out = Path(save_directory)
+        io.write_text(out / "config.json", self.encoder.config.to_json_string())
+        io.write_json(out / HEAD_FILE, {"format": FORMAT, "version": VERSION, "head": asdict(self.head_config),
+                                        "slots": self.slots, "gates": self.gates,
+                                        "slot_token_ids": self.slot_token_ids}, indent=2, sort_keys=False)
+        state = {k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}
+        io.write_bytes(out / WEIGHTS_FILE, save(state, metadata={"format": "pt", "producer": FORMAT}))
+
+    @classmethod
+    def from_pretrained(cls, directory: Path | str) -> StateTracker:
+        """Rebuilds the encoder from `config.json` and the head from `tracker.json`, then loads every weight
+        strictly from `model.safetensors`."""
+        from safetensors.torch import load_file
+        from transformers import AutoConfig, AutoModel
+
+        d = Path(directory)
+        meta = read_head_file(d, HEAD_FILE, FORMAT, VERSION, "DST")
+        head = TrackerConfig(**meta["head"])
+        encoder = AutoModel.from_config(AutoConfig.from_pretrained(d), dtype=torch.float32)
+        model = cls(encoder, head, meta["slots"], meta["slot_token_ids"])
+        model.load_state_dict(load_file(str(d / WEIGHTS_FILE)), strict=True)
+        return model
