@@ -84,7 +84,9 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
         "columns": [c for _, _, c in COLUMNS],
         "ours": rows,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
-        "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []],
+        # a pair already compared against random init is not repeated
+        "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []
+                         if not (b in baselines and a not in baselines)],
         "published": {m: {c: v.get(c) for _, _, c in COLUMNS} for m, v in PUBLISHED.items()},
         "published_source": PUBLISHED_SOURCE,
     }

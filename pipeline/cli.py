@@ -12,6 +12,7 @@ COMMANDS: Registry[click.Command] = Registry("command", {
     "run": "pipeline.commands:run",
     "report": "pipeline.commands:report",
     "pii": "corpora.pii.cli:pii",
+    "toxicity": "corpora.toxicity.cli:toxicity",
     "tokenizer-report": "tokenizer.cli:tokenizer_report",
     "finetune": "finetune.cli:finetune",
     "score": "finetune.cli:score",
@@ -40,6 +41,7 @@ def main() -> None:
       klue run recipes/klue-tiny-cpu.yaml --until decontaminate     # stop after a stage
       klue report runs/tiny                                         # funnel and results
       klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
+      klue toxicity eval --data $KLUE_DATA_DIR/toxicity              # toxicity tagger F1 vs baselines
       klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat
       klue finetune all --model DIR --data-dir $KLUE_DATA_DIR/klue --output out/suite --vs-random-init
       klue export-checkpoint runs/tiny/arms/default/pretrain --step 5000 --output out/step-5000

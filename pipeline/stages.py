@@ -18,6 +18,7 @@ STAGE_CLASSES: dict[str, str] = {
     "dedup": "corpora.stages.dedup:DedupStage",
     "decontaminate": "corpora.stages.decontaminate:DecontaminateStage",
     "pii_detect": "corpora.stages.pii_detect:PiiDetectStage",
+    "toxicity": "corpora.stages.toxicity:ToxicityStage",
     "pii": "corpora.stages.pii:PiiReplaceStage",
     "pretokenize": "tokenizer.stages.pretokenize:PretokenizeStage",
     "vocab": "tokenizer.stages.vocab:VocabStage",

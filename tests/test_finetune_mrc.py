@@ -293,14 +293,14 @@ def test_predictions_aggregate_windows_back_to_exact_characters(small_task, smal
     out[2, 9, 0] = out[2, 9, 1] = 5.0  # a stronger one whose start has more context in window 1: not a candidate
     assert not feats[2]["_max_context"][9] and feats[1]["_max_context"][17]
     (rec,) = small_task.predictions(out, feats, [ex])
-    assert rec == {"guid": "long", "answer": "1991년"}
+    assert rec == {"guid": "long", "answer": "1991년", "best_span": "1991년"}
     # the null score is the smallest over the windows: with 2.5 everywhere but 1.0 in one window the span wins
     out[:, 0] = 1.25
     out[3, 0] = 0.5
     assert small_task.predictions(out, feats, [ex])[0]["answer"] == "1991년"
     # a null score of 5 everywhere beats the span's 4 by more than the threshold 0: unanswerable
     out[:, 0] = 2.5
-    assert small_task.predictions(out, feats, [ex])[0]["answer"] == ""
+    assert small_task.predictions(out, feats, [ex])[0] == {"guid": "long", "answer": "", "best_span": "1991년"}
     # a difference of exactly 0 still answers (the null wins only when strictly above)
     out[:, 0] = 2.0
     assert small_task.predictions(out, feats, [ex])[0]["answer"] == "1991년"
@@ -333,6 +333,17 @@ def test_span_rules_length_order_max_context_and_no_valid_span():
     same = np.array([[low, low], [1.0, 1.0]])
     assert best_answer(context, [(a, same), (b, same)]) == "가나"
     assert best_answer(context, [(b, same), (a, same)]) == "다라"
+
+
+def test_forced_scores_count_the_best_span_where_the_model_abstained(task):
+    golds = [{"guid": "a", "answers": [{"text": "서울", "answer_start": 0}], "question_type": None},
+             {"guid": "b", "answers": [{"text": "1987년", "answer_start": 0}], "question_type": None}]
+    preds = [{"guid": "a", "answer": "", "best_span": "서울"}, {"guid": "b", "answer": "1987년", "best_span": "1987년"}]
+    m = task.compute_metrics(preds, golds)
+    assert (m["exact_match"], m["exact_match_forced"], m["rouge_w_forced"]) == (50.0, 100.0, 100.0)
+    # a prediction file without best_span (another system's) is scored officially only
+    assert "exact_match_forced" not in task.compute_metrics([{"guid": p["guid"], "answer": p["answer"]}
+                                                              for p in preds], golds)
 
 
 # ---- scoring ----------------------------------------------------------------------------------------------
@@ -440,7 +451,7 @@ def test_finetune_mrc_trains_evaluates_and_scores(tiny, tmp_path):
     assert scored["n_scored"] == summary["data"]["n_eval"]
     for key, value in run["metrics"].items():
         assert scored["metrics"][key] == (pytest.approx(value, abs=1e-6) if isinstance(value, float) else value)
-    assert {"exact_match_type3", "rouge_w_type1", "n_type2"} <= set(run["metrics"])
+    assert {"exact_match_type3", "rouge_w_type1", "n_type2", "exact_match_forced", "rouge_w_forced"} <= set(run["metrics"])
     # 40 steps learn the template: spans for the answerable questions, "" for the unanswerable ones (the floor
     # gets neither; an always-empty answer would score 0 on types 1 and 2)
     m = run["metrics"]

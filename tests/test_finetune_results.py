@@ -155,6 +155,15 @@ def test_compare_adds_a_difference_row_between_two_arms(tmp_path, capsys):
     assert "no run labelled 'nonee'" in capsys.readouterr().err
 
 
+def test_compare_against_a_random_init_row_is_not_repeated():
+    runs = [{**_run("mrc", "pretrained", {"rouge_w": 9.0}, {"rouge_w": 1.0}, [1, 2, 3]), "random_init": False},
+            {**_run("mrc", "random", {"rouge_w": 8.0}, {"rouge_w": 1.0}, [1, 2, 3]), "random_init": True}]
+    table = build_table(runs, [("pretrained", "random")])
+    assert [(d["model"], d["baseline"]) for d in table["vs_random_init"]] == [("pretrained", "random")]
+    assert table["between_arms"] == []
+    assert sum(line.startswith("| Δ pretrained − random |") for line in to_markdown(table).splitlines()) == 1
+
+
 def test_a_missing_or_broken_run_is_named(tmp_path, capsys):
     (tmp_path / "half").mkdir()
     with pytest.raises(SystemExit):

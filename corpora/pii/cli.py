@@ -29,25 +29,20 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float) ->
     from tqdm.auto import tqdm
 
     from corpora.pii.engine import PiiDetector
+    from corpora.readers.jsonl import iter_text_records
 
     det = PiiDetector(threshold=threshold)
     n = n_spans = 0
-    with open(input_path, encoding="utf-8") as fin, io.atomic_file(output) as fout:
-            for lineno, line in enumerate(tqdm(fin, desc="pii detect", unit="rec"), 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise click.ClickException(f"{input_path}:{lineno}: not valid JSON ({e.msg})") from e
-                if not isinstance(rec, dict) or not isinstance(rec.get(text_field), str):
-                    raise click.ClickException(f"{input_path}:{lineno}: record has no string field "
-                                               f"{text_field!r} (use --text-field)")
+    try:
+        with io.atomic_file(output) as fout:
+            for rec in tqdm(iter_text_records(input_path, text_field), desc="pii detect", unit="rec"):
                 spans = det.detect(rec[text_field])
                 rec["pii_spans"] = [s.to_json() for s in spans]
                 fout.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n += 1
                 n_spans += len(spans)
+    except ValueError as e:  # a bad line: nothing is written (the atomic file is discarded)
+        raise click.ClickException(str(e)) from None
     click.echo(f"{n} records, {n_spans} spans -> {output}", err=True)
 
 

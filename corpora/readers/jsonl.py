@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, decode
 from corpora.readers.streams import StreamError, is_compressed, iter_lines, open_binary
@@ -47,3 +48,20 @@ def _record(spec: SourceSpec, number: int, data: bytes | None, size: int, head: 
                    line)
     fields = {k: obj[k] for k in spec.meta_fields if k in obj} if spec.meta_fields else None
     return Record(number, text, {"line": number}, fields)
+
+
+def iter_text_records(path: str | Path, text_field: str = "text") -> Iterator[dict]:
+    """The records of a plain JSON-lines file for the one-file commands (`klue pii detect`, `klue toxicity
+    score`), blank lines skipped. Unlike a recipe source, which quarantines a bad line and goes on, a bad line
+    stops the command: `ValueError` naming the file and line (not JSON, or no string field `text_field`)."""
+    with open(path, encoding="utf-8") as fin:
+        for lineno, line in enumerate(fin, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from e
+            if not isinstance(rec, dict) or not isinstance(rec.get(text_field), str):
+                raise ValueError(f"{path}:{lineno}: record has no string field {text_field!r} (use --text-field)")
+            yield rec

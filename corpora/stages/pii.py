@@ -4,6 +4,10 @@ Output: document shards with the same names, ids and order as the input (minus t
 failed), texts with spans replaced; `diff.json` is the diff report (docs, chars and spans changed per type).
 With `enabled: false` the input shards are byte-copied, so `pii: [on, off]` arms differ only inside replaced
 spans and share `decontaminate` and `pii_detect` by key.
+
+Documents that the `toxicity` stage names in its `drop_ids.json` (only with its `action: drop`) are left out of
+every arm, on or off, with the reason code `toxicity`: this is the stage that writes the corpus the tokenizer
+reads. Without that file (the default) nothing changes, byte for byte.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from pydantic import Field
 
 from corpora.pii.spans import FAILED_FILE, read_spans, spans_name
 from corpora.shards import Doc, iter_docs, list_shards, write_docs
+from corpora.toxicity.scores import DROP_FILE as TOXICITY_DROP_FILE
+from corpora.toxicity.scores import DROP_REASON as TOXICITY_REASON
 from pipeline import io
 from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
 
@@ -53,13 +59,15 @@ def _replace_shard(task: tuple) -> dict:
     )
     from corpora.pii.surrogates import DocSurrogates
 
-    in_path, spans_path, out_path, params, seed, failed = task
+    in_path, spans_path, out_path, params, seed, failed, toxic = task
     p = PiiReplaceParams(**params)
     failed = set(failed)
+    toxic = set(toxic)
     funnel = Funnel()
     by_source: dict[str, Funnel] = {}
     diff = DiffCounts()
-    if not p.enabled and not failed & set(pq.read_table(in_path, columns=["id"]).column("id").to_pylist()):
+    left_out = failed | toxic
+    if not p.enabled and not left_out & set(pq.read_table(in_path, columns=["id"]).column("id").to_pylist()):
         # the off arm: the input shard byte for byte (counted while streaming, never held in memory)
         with io.atomic_path(out_path) as tmp:
             shutil.copyfile(in_path, tmp)
@@ -77,6 +85,10 @@ def _replace_shard(task: tuple) -> dict:
             if d.id in failed:
                 funnel.quarantine(n)
                 src.quarantine(n)
+                continue
+            if d.id in toxic:
+                funnel.drop(TOXICITY_REASON, n)
+                src.drop(TOXICITY_REASON, n)
                 continue
             spans = select(spans_by_id.get(d.id, []), p.types) if p.enabled else []
             if p.mode == "drop" and spans and density(d.text, spans) > p.drop_density:
@@ -112,7 +124,7 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
 
     name = "pii"
     version = "1"
-    inputs = ("decontaminate", "pii_detect")
+    inputs = ("decontaminate", "pii_detect", "toxicity")
     variant_field = "enabled"
 
     def run(self, ctx: StageContext[PiiReplaceParams]) -> StageResult:
@@ -124,6 +136,9 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
         det_dir = ctx.inputs["pii_detect"].path
         failed_file = det_dir / FAILED_FILE
         failed = json.loads(failed_file.read_text(encoding="utf-8")) if failed_file.exists() else []
+        tox = ctx.inputs.get("toxicity")  # absent in contexts built by hand for the PII stages alone
+        tox_file = tox.path / TOXICITY_DROP_FILE if tox is not None else None
+        toxic = json.loads(tox_file.read_text(encoding="utf-8")) if tox_file and tox_file.exists() else []
         shards = list_shards(ctx.inputs["decontaminate"].path)
         tasks = []
         for s in shards:
@@ -131,7 +146,7 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
             if p.enabled and not sp.exists():
                 raise FileNotFoundError(f"{sp}: no PII spans for input shard {s.name}; was pii_detect run on the "
                                         "same decontaminate output?")
-            tasks.append((str(s), str(sp), str(ctx.out_dir / s.name), p.model_dump(), seed, failed))
+            tasks.append((str(s), str(sp), str(ctx.out_dir / s.name), p.model_dump(), seed, failed, toxic))
         funnel = Funnel()
         by_source: dict[str, Funnel] = {}
         diff = DiffCounts()

@@ -57,6 +57,7 @@ Departures from KLUE-baseline (all in the README):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -318,17 +319,31 @@ class MrcTask(Task):
         windows: dict[int, list[tuple[Feature, np.ndarray]]] = {}
         for f, row in zip(features, out, strict=True):
             windows.setdefault(f["example_index"], []).append((f, row))
-        return [{"guid": ex["guid"], "answer": best_answer(ex["context"], windows.get(i, []), self.n_best,
-                                                           self.max_answer_length)}
-                for i, ex in enumerate(examples)]
+        records = []
+        for i, ex in enumerate(examples):
+            found = windows.get(i, [])
+            records.append({"guid": ex["guid"],
+                            "answer": best_answer(ex["context"], found, self.n_best, self.max_answer_length),
+                            "best_span": best_answer(ex["context"], found, self.n_best, self.max_answer_length,
+                                                     null_threshold=math.inf)})
+        return records
 
     # ---- scoring -------------------------------------------------------------------------------
     def check_prediction(self, rec: dict, where: str) -> dict:
         require(rec, "guid", str, where)
         require(rec, "answer", str, where)
+        if "best_span" in rec:
+            require(rec, "best_span", str, where)
         return rec
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
-        """EM and ROUGE-W (×100) over the questions, and per question type where the file has types."""
-        return mrc_scores([p["answer"] for p in preds], [[a["text"] for a in g["answers"]] for g in golds],
-                          [g["question_type"] for g in golds])
+        """EM and ROUGE-W (×100) over the questions, and per question type where the file has types. When every
+        prediction also has `best_span` (the best span with the null answer never chosen, as `klue finetune`
+        writes), `exact_match_forced` and `rouge_w_forced` score those: KorQuAD's own evaluation, which has no
+        unanswerable questions and so never abstains, and a view of the span head apart from its null decision."""
+        answers = [[a["text"] for a in g["answers"]] for g in golds]
+        out = mrc_scores([p["answer"] for p in preds], answers, [g["question_type"] for g in golds])
+        if preds and all("best_span" in p for p in preds):
+            forced = mrc_scores([p["best_span"] for p in preds], answers)
+            out["exact_match_forced"], out["rouge_w_forced"] = forced["exact_match"], forced["rouge_w"]
+        return out
