@@ -93,7 +93,7 @@ def main() -> None:
     [det.detect(t) for t in texts[:50]]
     import corpora.stages.pii_detect as stage_mod
 
-    stage_mod._detector(PiiDetectParams().threshold, PiiDetectParams().doc_timeout_s)  # the stage's own, built
+    stage_mod._detector(PiiDetectParams().threshold, PiiDetectParams().doc_timeout_s, PiiDetectParams().types)  # the stage's own, built
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "decontaminate"
         for i in range(0, n_docs, args.shard_docs):

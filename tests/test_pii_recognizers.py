@@ -53,6 +53,74 @@ POSITIVE = [
     ("ADDRESS", "주소: 서울특별시 강서구 화곡로 287, 102동 1204호", "서울특별시 강서구 화곡로 287, 102동 1204호"),
     ("ADDRESS", "경기도 성남시 분당구 정자동 178-3 소재", "경기도 성남시 분당구 정자동 178-3"),
     ("ADDRESS", "동작구 사당동 거주", "동작구 사당동"),
+    # road-name addresses with the detail (동·층·호, building) and reference (법정동, 공동주택) parts
+    ("ADDRESS", "주소: 서울특별시 강남구 테헤란로 152, 3층 (역삼동)", "서울특별시 강남구 테헤란로 152, 3층 (역삼동)"),
+    ("ADDRESS", "본사: 서울특별시 강남구 테헤란로 152, 한빛타워 B동 1203호 (역삼동, 한빛아파트) 로 이전",
+     "서울특별시 강남구 테헤란로 152, 한빛타워 B동 1203호 (역삼동, 한빛아파트)"),
+    ("ADDRESS", "부산광역시 해운대구 센텀중앙로 79 (우동, 센텀스카이아파트)에서",
+     "부산광역시 해운대구 센텀중앙로 79 (우동, 센텀스카이아파트)"),
+    ("ADDRESS", "경기 성남시 분당구 정자일로 95, 5층 501호 방문", "경기 성남시 분당구 정자일로 95, 5층 501호"),  # short 시·도
+    ("ADDRESS", "서울 강남구 테헤란로10길 9 소재", "서울 강남구 테헤란로10길 9"),  # numbered side road
+    ("ADDRESS", "세종특별자치시 한누리대로 2130 (보람동)", "세종특별자치시 한누리대로 2130 (보람동)"),  # no 시·군·구
+    ("ADDRESS", "세종시 도움6로 11, 3층 정부청사", "세종시 도움6로 11, 3층"),
+    ("ADDRESS", "서울특별시 종로구 세종대로 지하 172 역사", "서울특별시 종로구 세종대로 지하 172"),  # underground
+    ("ADDRESS", "경기도 양평군 양서면 목왕리 산 12-3 임야", "경기도 양평군 양서면 목왕리 산 12-3"),  # mountain lot
+    ("ADDRESS", "전라남도 완도군 청산면 도청리 123-4번지 소재", "전라남도 완도군 청산면 도청리 123-4번지"),
+    ("ADDRESS", "주소: 서울특별시 강남구\n테헤란로 152, 101동 1502호\n연락처", "서울특별시 강남구\n테헤란로 152, 101동 1502호"),
+    # licences: the 12-digit layout with and without separators, and the printed forms with a region name
+    ("DRIVER_LICENSE", "운전면허번호 서울 92-123456-01 (1종 보통)", "서울 92-123456-01"),
+    ("DRIVER_LICENSE", "면허번호: 경기북부 15-654321-12 입니다", "경기북부 15-654321-12"),
+    ("DRIVER_LICENSE", "운전면허 112345678901 확인", "112345678901"),
+    ("DRIVER_LICENSE", "운전면허번호 13.05.123456.78", "13.05.123456.78"),
+    # resident-number layouts with spaces around the separator, a dash, or a space alone
+    ("RRN", "주민등록번호 900101 - 1234567", "900101 - 1234567"),
+    ("RRN", "주민번호: 900101–1234567 (본인)", "900101–1234567"),
+    ("RRN", "주민등록번호 900101 1234567 기재", "900101 1234567"),
+    ("FRN", "외국인등록번호 850315 - 5345676", "850315 - 5345676"),
+    # corporate numbers in their printed forms; health-insurance numbers with the label on the line above
+    ("CORP_REG", "법인등록번호 110111 - 3847291", "110111 - 3847291"),
+    ("CORP_REG", "법인등록번호: 1101113847291", "1101113847291"),
+    ("BUSINESS_REG", "사업자등록번호 2118722658 (간이)", "2118722658"),
+    ("MEDICAL_INSURANCE", "건강보험증 번호\n1-2345678901", "1-2345678901"),
+    ("MEDICAL_INSURANCE", "<tr><th>건강보험증번호</th><td>5-1234567890</td></tr>", "5-1234567890"),
+    ("MEDICAL_INSURANCE", "피보험자 증번호: 12345678901", "12345678901"),
+    # names after padded labels, before and after titles, in signature blocks, the forms' example names
+    ("PERSON", "성    명 : 김민수\n", "김민수"),
+    ("PERSON", "이  름   최서윤", "최서윤"),
+    ("PERSON", "<th>성명</th><td>황보혜정</td>", "황보혜정"),
+    ("PERSON", "과장 김민수에게 보고", "김민수"),
+    ("PERSON", "담당 주무관 이서연 (전화 044-200-1234)", "이서연"),
+    ("PERSON", "(담당: 이민정, 전화 02-123-4567)", "이민정"),
+    ("PERSON", "\n2024. 5. 12.\n\n신청인  홍길동  (서명 또는 인)", "홍길동"),
+    ("PERSON", "대표이사 김철수 (인)", "김철수"),
+    ("PERSON", "남궁민수 교수", "남궁민수"),
+    ("PERSON", "작성자:\t독고영재", "독고영재"),
+    # fax keys as letters and signatures print them; area codes closed by ')' alone
+    ("FAX", "전화 031-2860-4726  전송 063-571-4787 / 담당", "063-571-4787"),
+    ("FAX", "Tel. 043-365-4042 | Fax. 053.7102.1974", "053.7102.1974"),
+    ("FAX", "전화 031-5062-2633  F. 052-7345-6726 | Mobile", "052-7345-6726"),
+    ("FAX", "<tr><th>팩스</th><td>033-330-4349</td></tr>", "033-330-4349"),
+    ("FAX", "팩스번호 055)813-3095 / 메일", "055)813-3095"),
+    # accounts of internet banks (bare digits) and with spaced groups, next to a bank word
+    ("ACCOUNT", "보증금 입금 계좌: 카카오뱅크 3333996437063 (예금주: 노준소)", "3333996437063"),
+    ("ACCOUNT", "케뱅 100286421936 (예금주 임태승)", "100286421936"),
+    ("ACCOUNT", "을의 신한은행 계좌 140 548 370617로 지급한다", "140 548 370617"),
+    ("BUSINESS_REG", "사업자등록번호: 211 87 22658, 대표자", "211 87 22658"),
+    ("VEHICLE", "내 차 20보2551 주차장 B구역", "20보2551"),
+    # a value in an HTML table takes its label from the column's header cell
+    ("MEDICAL_INSURANCE", "<table><tr><th>성명</th><th>건강보험증번호</th></tr>\n<tr><td>김민수</td><td>1-8922104173</td>"
+                          "</tr></table>", "1-8922104173"),
+    # chat speakers, e-mail headers, contract parties, self-introductions, table cells, native given names
+    ("PERSON", "[김철빈] [오후 6:46] 택배 왔어", "김철빈"),
+    ("PERSON", "오수빈: 번호 바뀜 010-1234-5678", "오수빈"),
+    ("PERSON", "2025. 10. 21. 오전 11:16, 구은민 : 택배 송장", "구은민"),
+    ("PERSON", "To: 김서혁 <seohyeok@example.com>", "김서혁"),
+    ("PERSON", '유한회사 샘운바이오(이하 "사업주"라 함)과(와) 오보형(이하 "근로자"라 함)', "오보형"),
+    ("PERSON", "주식회사 한빛 구매팀 홍길동입니다.", "홍길동"),
+    ("PERSON", "<tr><td>3</td><td>이은지</td><td>1987</td></tr>", "이은지"),
+    ("PERSON", "성명: 이한가람  (서명)", "이한가람"),
+    ("PERSON", "판 사  김민수", "김민수"),
+    ("PERSON", "자세한 사항은 국장 이승명(02-123-4567)에게", "이승명"),
     ("PERSON", "참조: 김도현 사무관", "김도현"),
     ("PERSON", "작성: 송하은\n오늘", "송하은"),
     ("PERSON", "진행 상황은 정유진 과장이 담당합니다", "정유진"),
@@ -92,6 +160,10 @@ NEGATIVE = [
     "번호 1-08472916384 는 임의의 숫자",  # health-insurance shape without its context
     "11-12-34 는 규격 번호",
     "이메일 주소는 공개하지 않습니다 @korea",
+    "운전면허 시험장은 서울 11곳이다",  # a region name and a count, not a licence
+    "주민등록번호 변경 건수 900101 건",
+    "번호 1348672683 은 임의의 숫자",  # ten bare digits with a business checksum, but no 사업자 context
+    "사건번호 2023가합12345 판결",
 ]
 
 
@@ -131,3 +203,43 @@ def test_validators():
     assert v.birth_date_ok("880229", "1") and not v.birth_date_ok("890229", "1")  # leap years
     assert v.ipv4_ok("10.0.5.0") and not v.ipv4_ok("256.1.1.1") and not v.ipv4_ok("01.2.3.4")
     assert v.ipv6_ok("::1") and not v.ipv6_ok("14:30:00")
+
+
+def test_address_stops_at_prose(det):
+    # the detail and reference grammar must not swallow the words after an address
+    t = "서울특별시 강남구 테헤란로 152 에서 회의를 열었다 (10명 참석)"
+    assert found(det, t) == {("ADDRESS", "서울특별시 강남구 테헤란로 152")}
+
+
+def test_person_anchor_negatives(det):
+    persons = lambda t: {v for k, v in found(det, t) if k == "PERSON"}  # noqa: E731
+    # a particle-ending word before a title that precedes a name; labels; place heads; company names
+    assert persons("자세한 사항은 국장 이승명(02-123-4567)에게") == {"이승명"}
+    assert persons("세종특별자치시장\n기안자 주무관 박성승  검토자") == {"박성승"}
+    assert persons("신청인 정수인 (인)\n노원구청장 귀하") == {"정수인"}
+    assert persons("김제시장 귀하") == set() and persons("고용노동부장관 귀하") == set()
+    assert persons("피 고  유한회사 라봉식품") == set()
+    assert persons("<tr><th>설립일</th><td>2019</td></tr>") == set()
+
+
+def test_optional_types_are_off_by_default(det):
+    text = "생년월일: 1987년 3월 2일, 만 34세, 우편번호 06236"
+    assert {t for t, _ in found(det, text)} == set()
+    opt = PiiDetector(types=("AGE", "DT_BIRTH", "POSTAL_CODE"))
+    assert found(opt, text) == {("DT_BIRTH", "1987년 3월 2일"), ("AGE", "만 34세"), ("POSTAL_CODE", "06236")}
+    assert found(opt, "김민서 (1981년 6월 19일생)") == {("DT_BIRTH", "1981년 6월 19일")}
+    assert found(opt, "이수정 (1972년생) 은 60대 후반") >= {("DT_BIRTH", "1972년생"), ("AGE", "60대 후반")}
+    # not an age, a date of birth or a postal code: centuries, generations, plain dates, counts
+    assert found(opt, "21세기 2030세대의 회의는 2024년 5월 12일, 참가자 12345명") == set()
+    with pytest.raises(ValueError, match="unknown PII types"):
+        PiiDetector(types=("AGE", "SHOE_SIZE"))
+
+
+def test_validators_come_from_stdnum_where_it_has_them():
+    # python-stdnum's kr.brn layout rules: tax office >= 101, business type not 00, serial not 0000
+    assert not v.business_reg_ok("250-00-80636") and not v.business_reg_ok("100-12-34560")
+    # exactly one check digit fits, two more than the resident number's (the pre-2020 foreigner scheme)
+    body = "850315-534567"
+    frn = [d for d in "0123456789" if v.frn_checksum_ok(body + d)]
+    rrn = [d for d in "0123456789" if v.rrn_checksum_ok(body + d)]
+    assert len(frn) == len(rrn) == 1 and int(frn[0]) == (int(rrn[0]) + 2) % 10

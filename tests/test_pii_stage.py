@@ -145,3 +145,25 @@ def test_timeout_quarantines_and_both_arms_leave_it_out(corpus, tmp_path):
         r = PiiReplaceStage().run(ctx(tmp_path / name, params, inputs))
         assert r.funnel.quarantined == len(failed) and r.funnel.problems() == []
         assert not {i for _, i, _ in texts(tmp_path / name)} & set(failed)
+
+
+def test_optional_types_flow_from_detection_to_placeholders(tmp_path):
+    """`pii_detect: {optional_types: [AGE]}` detects ages; `pii` then reserves and writes [AGE], and the
+    default detection leaves them alone."""
+    src = tmp_path / "decontaminate"
+    docs = [Doc(doc_id("s", "a.txt", 0), "신청인 김민수 (만 34세) 은 2024년 5월 12일에 접수했다.", "s", meta_json({}))]
+    write_docs(src / "shard-00000.parquet", docs)
+    outs = {}
+    for name, params in (("default", PiiDetectParams()), ("age", PiiDetectParams(optional_types=["AGE"]))):
+        det = PiiDetectStage().run(ctx(tmp_path / name / "det", params, {"decontaminate": src}))
+        assert ("AGE" in det.meta["report"]["types"]) is (name == "age")
+        rep_ctx = ctx(tmp_path / name / "pii", PiiReplaceParams(), {"decontaminate": src})
+        rep_ctx.inputs["pii_detect"] = StageInput("pii_detect", tmp_path / name / "det", {"meta": det.meta})
+        res = PiiReplaceStage().run(rep_ctx)
+        outs[name] = (texts(tmp_path / name / "pii")[0][2], res.meta["placeholder_tokens"])
+    assert outs["default"] == ("신청인 [PERSON] (만 34세) 은 2024년 5월 12일에 접수했다.", outs["default"][1])
+    assert "[AGE]" not in outs["default"][1]
+    assert outs["age"][0] == "신청인 [PERSON] ([AGE]) 은 2024년 5월 12일에 접수했다."
+    assert "[AGE]" in outs["age"][1] and set(outs["age"][1]) - set(outs["default"][1]) == {"[AGE]"}
+    with pytest.raises(ValueError, match="optional_types"):
+        PiiDetectParams(optional_types=["SHOE_SIZE"])

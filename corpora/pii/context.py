@@ -10,10 +10,12 @@ than any whitespace tokenization.
 from __future__ import annotations
 
 import copy
+import re
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
 
+_MARKUP = re.compile(r"<[^<>\n]{0,80}>")
 PREFIX_CHARS = 24
 SUFFIX_CHARS = 12
 
@@ -72,11 +74,41 @@ class KoreanContextEnhancer(ContextAwareEnhancer):
                                                    self.min_score_with_context_similarity)), word
 
 
+_TH = re.compile(r"<th(?:\s[^<>]{0,80})?>(.{0,80}?)</th>", re.DOTALL)
+
+
+def column_header(text: str, start: int) -> str:
+    """The header of the HTML table column whose cell holds `start` (a `<td>` of a table whose first row has
+    `<th>` cells), or ''. A value in a table has its label there, not on its line."""
+    td = text.rfind("<td", max(0, start - 200), start)
+    if td < 0 or text.rfind("</td>", td, start) >= 0:
+        return ""
+    row = text.rfind("<tr", 0, td)
+    table = text.rfind("<table", 0, row) if row >= 0 else -1
+    if table < 0:
+        return ""
+    head_row = text.find("<tr", table, row + 1)
+    if head_row < 0 or head_row == row:
+        return ""
+    cells = _TH.findall(text, head_row, text.find("</tr>", head_row))
+    col = text.count("<td", row, td) + text.count("<th", row, td)
+    return _MARKUP.sub("", cells[col]) if col < len(cells) else ""
+
+
 def find_context_word(text: str, start: int, end: int, rec: EntityRecognizer, prefix_chars: int,
                       suffix_chars: int, extra: list[str] | None = None) -> str:
     """The first context word of `rec` found in the window around [start, end), or ''."""
-    # same line only: a label on the previous line belongs to the previous value
-    window = text[max(0, start - prefix_chars, text.rfind("\n", 0, start) + 1):start]
+    # same line only: a label on the previous line belongs to the previous value ...
+    line_start = text.rfind("\n", 0, start) + 1
+    window = text[max(0, start - prefix_chars, line_start):start]
+    if line_start > 0 and not _MARKUP.sub("", text[line_start:start]).strip():
+        # ... unless the value opens its line (only spaces or markup before it): then the line above is its
+        # label, as in forms and tables flattened to text (`건강보험증 번호\n1-2345678901`)
+        prev = line_start - 1
+        window = text[max(0, prev - prefix_chars, text.rfind("\n", 0, prev) + 1):prev] + "\n" + window
+    header = column_header(text, start)
+    if header:
+        window = header + "\n" + window
     if getattr(rec, "context_after", False):
         window += " " + text[end:end + suffix_chars]
     lowered = window.lower()

@@ -27,14 +27,14 @@ from corpora.pii.context import KoreanContextEnhancer
 from corpora.pii.names import MecabPersonRecognizer
 from corpora.pii.recognizers import LANG, SIDO, KoPatternRecognizer, build_pattern_recognizers
 from corpora.pii.resolve import Span, resolve_overlaps
-from corpora.pii.types import ALL_TYPES, STRUCTURED_TYPES  # noqa: F401  (STRUCTURED_TYPES re-exported)
+from corpora.pii.types import ALL_TYPES, KNOWN_TYPES, STRUCTURED_TYPES  # noqa: F401  (STRUCTURED_TYPES re-exported)
 
 DEFAULT_THRESHOLD = 0.4
 
 # Where a number pattern can start: a run of digits and separators, widened by a few characters for a
 # leading '(' / '+' / passport letters. Matches are at most MAX_MATCH characters long.
 # stdlib `re` for the triggers: these simple scans run 4-5x faster there than in `regex`.
-_DIGIT_RUN = re.compile(r"[0-9][0-9\-. ()+:]*")
+_DIGIT_RUN = re.compile("[0-9][0-9\\-\u2010-\u2013\u2212. ()+:]*")  # hyphens and dashes: see recognizers.HY
 _ADDR_TRIGGER = re.compile(rf"(?:[시군구]\s|{SIDO})")
 _HANGUL = re.compile(r"[가-힣]")
 _NO_DIGITS = str.maketrans("", "", "0123456789")
@@ -48,13 +48,14 @@ class DocTimeout(Exception):
 
 
 def build_recognizers(types: list[str] | tuple[str, ...] | None = None) -> list[EntityRecognizer]:
+    """The recognizers of `types` (default: `ALL_TYPES`; the optional types only when named)."""
     recs: list[EntityRecognizer] = [*build_pattern_recognizers(), MecabPersonRecognizer()]
-    if types is not None:
-        unknown = set(types) - set(ALL_TYPES)
-        if unknown:
-            raise ValueError(f"unknown PII types {sorted(unknown)}; known: {list(ALL_TYPES)}")
-        recs = [r for r in recs if r.supported_entities[0] in types]
-    return recs
+    if types is None:
+        types = ALL_TYPES
+    unknown = set(types) - set(KNOWN_TYPES)
+    if unknown:
+        raise ValueError(f"unknown PII types {sorted(unknown)}; known: {list(KNOWN_TYPES)}")
+    return [r for r in recs if r.supported_entities[0] in types]
 
 
 def build_analyzer(recognizers: list[EntityRecognizer] | None = None,
@@ -119,12 +120,12 @@ def _stdlib_copy(rx: str) -> re.Pattern | None:
 class _Plan:
     """What the fast path needs of one pattern recognizer, looked up once instead of per document."""
 
-    __slots__ = ("idx", "name", "entity", "trigger", "min_digits", "patterns", "limit", "rescore")
+    __slots__ = ("idx", "name", "entity", "trigger", "min_digits", "lead", "patterns", "limit", "rescore")
 
     def __init__(self, rec: KoPatternRecognizer, idx: int):
         self.idx, self.name = idx, rec.name
         self.entity = rec.supported_entities[0]
-        self.trigger, self.min_digits = rec.trigger, rec.min_run_digits
+        self.trigger, self.min_digits, self.lead = rec.trigger, rec.min_run_digits, max(LEFT, rec.lead_chars)
         self.limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
         self.rescore = rec.rescore
         self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in RE_PATTERNS else None, p.score,
@@ -192,7 +193,7 @@ class PiiDetector:
         (entity, start, end, score, recognizer index, enhanced by context)."""
         deadline = None if self.doc_timeout_s is None else time.monotonic() + self.doc_timeout_s
         n = len(text)
-        windows: dict[tuple[str, int], list[tuple[int, int]] | None] = {}
+        windows: dict[tuple[str, int, int], list[tuple[int, int]] | None] = {}
         # digit runs (start, end, digits)
         runs = [(m.start(), m.end(), len(g) - len(g.translate(_NO_DIGITS)))
                 for m in _DIGIT_RUN.finditer(text) for g in (m.group(),)]
@@ -209,13 +210,13 @@ class PiiDetector:
                     else:
                         # around runs of digits and separators holding at least `min_digits` digits (a match
                         # starts in a run holding that many of its digits; see `min_run_digits`)
-                        key = (trig, plan.min_digits)
+                        key = (trig, plan.min_digits, plan.lead)
                         if key not in windows:
-                            windows[key] = _merge([(max(0, s - LEFT), min(n, e + RIGHT))
+                            windows[key] = _merge([(max(0, s - plan.lead), min(n, e + RIGHT))
                                                    for s, e, k in runs if k >= plan.min_digits])
                         w = windows[key] or []
                 else:
-                    key = (trig, 0)
+                    key = (trig, 0, 0)
                     if key not in windows:
                         windows[key] = self._windows(trig, text)
                     w = windows[key] or []

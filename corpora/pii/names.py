@@ -31,7 +31,7 @@ TITLES = sorted("""씨 님 기자 교수 교수님 주무관 사무관 서기관
 중사 상사 원사 연구원 연구관 선임연구원 책임연구원 간사 조교 강사 총장 학장 시장 군수 구청장 도지사 계장 반장 조합장
 목사 신부 스님 이장 통장 동장 여사 담당관 행정관 조사관 수사관 비서관 보좌관
 주사보 부원장 부회장 상임이사 지점장 매니저 총무 부부장 과장님 부장님 팀장님 사회복지사 감사관 처장 부처장 단장
-실무관 감사실장""".split(),
+실무관 감사실장 선배 후배 선배님 언니 오빠 누나 선임 선임님 책임 책임님 수석 수석님 주사 프로 변호인""".split(),
                 key=len, reverse=True)
 TITLE_SET = frozenset(TITLES)  # membership tests: a set, not a scan of the ~150-entry list
 LABELS = sorted("""성명 이름 성함 작성자 작성 담당자 담당 신청인 민원인 대표자 예금주 수신 참조 보호자 환자명 배우자 피해자
@@ -40,26 +40,83 @@ LABELS = sorted("""성명 이름 성함 작성자 작성 담당자 담당 신청
 임차인 임대인 매수인 매도인 채무자 채권자 보증인 수험생 학생명 교사명 성명은 이름은 자녀 모친 부친 남편 아내
 아들 딸 가구주 운전자 근로자 입주자 소유자 내담자 피신고자 선주 회원명 응대 위원 위원장 대표 본인 비서관 교사 동기
 감사관 조사관 의뢰인 고객명 환자 보호자명 대상자 수급자 세입자 계약자 가입자 피보험자 명의자 상속인 대리인
-상담사 판사 재판장 주심 담임 산모 경찰관 며느리 사위 손자 손녀 조카 신랑 신부 사무관 주무관""".split(),
+상담사 판사 재판장 주심 담임 산모 경찰관 며느리 사위 손자 손녀 조카 신랑 신부 사무관 주무관 피부양자 탑승객 탑승자
+승객 동반자 수신자 발신자 참석자 보낸사람 받는사람 소유자명 사용자""".split(),
                 key=len, reverse=True)
 
+LABEL_SET = frozenset(LABELS)
 COMPOUND_SURNAMES = ("황보", "남궁", "선우", "제갈", "독고", "사공", "서문", "동방")
 # Syllables that occur in Korean given names; an anchored candidate that is not a dictionary name must be
-# made of them (rejects `전화는`, `진술과`, `국토부` after a label, while `송하은` passes).
+# made of them (rejects `전화는`, `진술과`, `국토부` after a label, while `송하은` passes). The first list was
+# written by hand; `CORPUS_GIVEN` adds every syllable found in at least 5 distinct three-syllable `NNP,인명`
+# tokens with a Korean surname in the shared corpus (kowiki_sections.txt + news_comments.txt, MeCab
+# mecab-ko-dic; 5,352 names), which brings in 렬, 룡, 갑, 득 ... and transliteration syllables (스, 르) that
+# after an anchor and the `known_non_name` test cost little.
+CORPUS_GIVEN = "영수정성진현재희원상기이석호민지우동종경용준주태스선미승병리인연철훈은환형규일식윤순창혜아나명시르세라대만근자다홍광남하구사오욱한도섭유드길중로치덕제숙카문화노범보운키봉찬타마국두효니트소옥코학서관복해무신모웅택천장혁부건춘완열헌애강균츠익의조디바토래비루쿠가즈흥티삼레룡갑렬계크어린언권프야에엽양예회와림필안충네고표빈요채백왕버임교슨록슬방휘금응케후배산걸베실공메전항곤란여그피너터행몽평람달젤쓰데먼득락향목직돈판본킨테더탁누솔브턴귀령군러개청"
 GIVEN = set("""하은서민지현우준윤연수영진혜유예원희호성재승경정동태훈석주도상한소다나아린빈율채겸시인종철용기규혁
 환범찬솔미선숙자순옥란화애향덕길남식구열일익국창근섭웅완건형효명신욱엽래람름늘별슬결온루바보름빛결새봄여름가을겨울
 강산들솜이음로륜랑운혼후휘흠흥필평표헌협홍황회효란령례록뢰류률리림립마만모목무묵문백범벽병복봉부분비사삼새생설세
 송숭시신실심안애양언엄업에엘연염영옥온완왕요용우욱운웅원월위유육윤율은을의이익인일임자작잔장재저전절점정제조종좌주
-준중지직진질집차찬창채천철청초총최추춘충치칠태택판팔표품풍하학한함해행향허헌혁현형혜호홍화확환활황회효후훈휘희""".replace("\n", "")) - set("의로에을를는과와")
+준중지직진질집차찬창채천철청초총최추춘충치칠태택판팔표품풍하학한함해행향허헌혁현형혜호홍화확환활황회효후훈휘희""".replace("\n", "")) | set(CORPUS_GIVEN)
+GIVEN -= set("의로에을를는과와")
 _S = f"(?:{'|'.join(COMPOUND_SURNAMES)}|[{SURNAMES}])"
-_PARTICLE = r"(?:이|가|은|는|을|를|의|께|께서|에게|씨|님|과|와|도|만|이나|이가|이는|이의)?"
-_NAME = rf"(?<![가-힣]){_S}[가-힣]{{1,2}}"
-TITLE_RX = re.compile(rf"({_NAME})\s?(?:{'|'.join(TITLES)})")
+# What may follow a name inside its word (`김민수는`, `홍길동입니다`), longest first.
+PARTICLES = tuple(sorted("이 가 은 는 을 를 의 께 께서 에게 씨 님 과 와 도 만 이나 이가 이는 이의 입니다 이다 이며 이고 에게서 "
+                         "한테 이랑 랑 으로 로".split(), key=len, reverse=True))
+_PARTICLE = f"(?:{'|'.join(PARTICLES)})?"
+# Given names have one to three syllables (native three-syllable names: 한가람, 나래별); lazy, so that in
+# `김민수는` the particle is not read as a third syllable when a shorter name fits the context that follows.
+_NAME = rf"(?<![가-힣]){_S}[가-힣]{{1,3}}?"
+# Heads of places follow a place name with no space (`김제시장`, `노원구청장`, `경상남도지사`): after a name they
+# need one (`홍길동 시장`); 상사 (a company, or a sergeant) likewise.
+SPACED_TITLES = ("시장", "군수", "구청장", "도지사", "청장", "지사", "상사", "이사")
+TITLE_RX = re.compile(rf"({_NAME})(?:\s?(?:{'|'.join(t for t in TITLES if t not in SPACED_TITLES)})|"
+                      rf"\s(?:{'|'.join(t for t in TITLES if t in SPACED_TITLES)}))")
 # A name right before an identifier in brackets/commas: `양혜연, 870628-2...`, `차예진 (010-9214-...`
 CANDIDATE_RX = re.compile(rf"(?<![가-힣])(?:(?:{'|'.join(COMPOUND_SURNAMES)})[가-힣]{{2}}|[{SURNAMES}][가-힣]{{2}})")
 ID_RX = re.compile(rf"((?<![가-힣]){_S}[가-힣]{{2}})(?![가-힣])\s?[(,]\s?(?:[0-9]{{6}}-[0-9]|01[016789]-|만\s?[0-9]{{1,3}}세|[0-9]{{1,3}}세)")
+def _spaced(word: str) -> str:
+    """A label as forms print it: its syllables may be spread by spaces to fill a column (`성    명`)."""
+    return r"[ \u3000]{0,6}".join(re.escape(c) for c in word)
+
+
+# After a label: a colon (spaces around it), spaces or a tab, or table markup (`<th>성명</th><td>`).
+_AFTER_LABEL = r"(?:[ \t\u3000]{0,6}[:：(][ \t\u3000]{0,4}|[ \t\u3000]{1,6}|[ \t]*(?:<[^<>\n]{1,40}>[ \t]*){1,4})"
 LABEL_RX = re.compile(
-    rf"(?<![가-힣])(?=[{''.join(sorted({w[0] for w in LABELS}))}])(?:{'|'.join(LABELS)})(?:\s?[:：(]\s?|\s)({_S}[가-힣]{{1,2}})(?={_PARTICLE}(?![가-힣]))")
+    rf"(?<![가-힣])(?=[{''.join(sorted({w[0] for w in LABELS}))}])(?:{'|'.join(_spaced(w) for w in LABELS)})"
+    rf"{_AFTER_LABEL}({_S}[가-힣]{{1,5}})(?![가-힣])")
+# Titles that precede a name (`과장 김민수`, `담당 주무관 이서연`); 씨/님 and honorific forms only follow one.
+PRE_TITLES = [t for t in TITLES if t not in ("씨", "님") and not t.endswith("님")]
+PRE_TITLE_RX = re.compile(rf"(?<![가-힣])(?=[{''.join(sorted({w[0] for w in PRE_TITLES}))}])"
+                          rf"(?:{'|'.join(_spaced(t) for t in PRE_TITLES)})[ \u3000]{{1,3}}({_S}[가-힣]{{1,5}})(?![가-힣])")
+# `자세한 사항은 국장 이승명`: a title between a word ending in a particle and a name belongs to the name after it
+_PARTICLE_END = frozenset("은는이가을를도의와과")
+
+
+def name_in_word(word: str) -> int:
+    """Length of the name that opens `word` (a whole word after a label or title), 0 if none: the word less a
+    particle when that is a plausible name (`김민수는` → 김민수), else the word itself (`송하은`, whose 송하 is
+    a common noun; `이한가람`)."""
+    for p in PARTICLES:
+        if word.endswith(p) and len(word) - len(p) >= 2 and plausible_name(word[:-len(p)]):
+            return len(word) - len(p)
+    return len(word) if plausible_name(word) else 0
+# Who speaks in a chat export: `이름: …` or `[이름] [오후 6:46] …` at a line start, `…오후 2:53, 이름 : …`.
+SPEAKER_RX = re.compile(rf"(?:^|\n)[ \t]*(?:\[({_NAME})\][ \t]*\[(?:오전|오후|AM|PM)|({_NAME})[ \t]?[:：][ \t])"
+                        rf"|(?:오전|오후|AM|PM)[ \t]?[0-9]{{1,2}}:[0-9]{{2}},[ \t]({_NAME})[ \t]?[:：]")
+# A table cell holding a name alone; a name before its e-mail address (`To: 김서혁 <…@…>`); a party to a
+# contract (`오보형(이하 "근로자"라 함)`); a self-introduction after a team (`구매팀 홍길동입니다`).
+CELL_RX = re.compile(rf"<td(?:\s[^<>]{{0,40}})?>[ \t]*({_NAME})[ \t]*</td>")  # <th>: a column's header
+MAIL_RX = re.compile(rf"({_NAME})[ \t]?<[^<>@\s]{{1,64}}@")
+PARTY_RX = re.compile(rf"({_NAME})[ \t]?\(이하[ \t]?[\"“'‘「]")
+INTRO_RX = re.compile(rf"(?:팀|과|실|부|센터|본부|지점|사무소|담당)[ \t]({_NAME})(?:입니다|이라고 합니다|라고 합니다)")
+# Signature blocks: a name before its seal or signature mark (`홍길동 (인)`, `김철수 (서명 또는 인)`, `㊞`).
+SIGN_RX = re.compile(rf"({_NAME})(?![가-힣])[ \u3000]{{0,6}}(?:\([ ]?(?:인|印|서명|날인|서명 또는 인|서명 또는 날인|"
+                     rf"서명\s?또는\s?날인)[ ]?\)|㊞|\[인\])")
+# The example names that forms and manuals fill in; MeCab does not know them all as names.
+CANONICAL = ("홍길동", "김철수", "이영희", "김영희", "박영희", "이철수", "박철수", "고길동", "홍길순")
+SIGN_MARKS = ("인)", "印", "서명", "날인", "㊞", "[인]")
+CANONICAL_RX = re.compile(rf"(?<![가-힣])({'|'.join(CANONICAL)})(?={_PARTICLE}(?![가-힣]))")
 
 _taggers: dict[str, object] = {}
 
@@ -169,9 +226,16 @@ def _surname_len(w: str) -> int:
 
 
 def plausible_name(w: str) -> bool:
-    """A surname plus given-name syllables, and not one known non-name word."""
+    """A surname plus given-name syllables, and not one known non-name word (the forms' example names are
+    names whatever MeCab reads: it takes 홍길동 for a common noun)."""
+    if w in CANONICAL:
+        return True
+    if w in LABEL_SET or w in TITLE_SET:
+        return False  # 기안자 before 주무관, 검토자: the label itself is no name
     given = w[_surname_len(w):]
-    return 1 <= len(given) <= 2 and all(c in GIVEN for c in given) and not known_non_name(w)
+    if len(given) == 3 and known_non_name(w[-2:]):
+        return False  # 유한회사, 원진산업, 고용노동(부장관): a company or office ends in a common noun; 한가람 does not
+    return 1 <= len(given) <= 3 and all(c in GIVEN for c in given) and not known_non_name(w)
 
 
 def _hangul(s: str) -> bool:
@@ -193,9 +257,40 @@ class MecabPersonRecognizer(EntityRecognizer):
     def analyze(self, text, entities, nlp_artifacts=None):  # noqa: D102
         found: dict[tuple[int, int], float] = {}
         anchored: set[tuple[int, int]] = set()
-        for rx in (TITLE_RX, LABEL_RX, ID_RX):
+        # the titles that a name follows (`국장 이승명`), by where the title starts
+        pre_title_at = {m.start() for m in PRE_TITLE_RX.finditer(text)}
+        for m in TITLE_RX.finditer(text):
+            s, e = m.span(1)
+            title_at = e + (text[e] in " \t")
+            if text[e - 1] in _PARTICLE_END and title_at in pre_title_at:
+                continue
+            if plausible_name(text[s:e]):
+                anchored.add((s, e))
+        for rx in (LABEL_RX, PRE_TITLE_RX):  # these capture the whole word after the anchor
             for m in rx.finditer(text):
-                s, e = m.span(1)
+                s = m.start(1)
+                k = name_in_word(m.group(1))
+                if k:
+                    anchored.add((s, s + k))
+        rxs = [ID_RX]  # the others only where their literal part occurs (a substring test is ~free)
+        if "<td" in text:
+            rxs.append(CELL_RX)
+        if "(이하" in text or "( 이하" in text:
+            rxs.append(PARTY_RX)
+        if "입니다" in text or "라고 합니다" in text:
+            rxs.append(INTRO_RX)
+        if any(w in text for w in SIGN_MARKS):
+            rxs.append(SIGN_RX)
+        if any(w[1:] in text for w in CANONICAL):
+            rxs.append(CANONICAL_RX)
+        if ":" in text or "：" in text or "[" in text:
+            rxs.append(SPEAKER_RX)
+        if "@" in text:
+            rxs.append(MAIL_RX)
+        for rx in rxs:
+            for m in rx.finditer(text):
+                g = next(i for i in range(1, (m.lastindex or 1) + 1) if m.group(i) is not None)
+                s, e = m.span(g)
                 if plausible_name(text[s:e]):
                     anchored.add((s, e))
         for m in CANDIDATE_RX.finditer(text):

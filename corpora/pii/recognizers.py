@@ -26,34 +26,65 @@ D = "[0-9]"
 LB = r"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-.])"  # not inside a longer number / alphanumeric code
 LA = r"(?![0-9])(?![-.][0-9])"
 SEP = r"[-. ]"  # one separator between digit groups
+# The separator of a resident-number-like pair (6 + 7 digits): a hyphen or dash, spaces allowed around it
+# (`900101 - 1234567`, typed or justified forms), or one space.
+HY = r"(?:[ ]{0,2}[-‐‑‒–−][ ]{0,2}|[ ])"
 
 # Score bands: >= 0.85 shape is near-unique; ~0.5 likely; <= 0.35 needs context (threshold 0.4 by default).
 SURE, LIKELY, WEAK = 0.85, 0.5, 0.3
 
 MOBILE = rf"(?:01[016789]{SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
 AREA = r"(?:02|0[3-6][1-5]|070|050[0-9]?|080)"
-LANDLINE = rf"(?:(?:\({AREA}\)|{AREA}){SEP}?\s?{D}{{3,4}}{SEP}{D}{{4}})"
+LANDLINE = rf"(?:(?:\({AREA}\)|{AREA}\)?){SEP}?\s?{D}{{3,4}}{SEP}{D}{{4}})"  # (055)813-…, 055)813-…
 INTL = rf"(?:\+82{SEP}?\s?(?:\(0\))?(?:1[016789]|2|[3-6][1-5]|70){SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
 REP = rf"(?:1[568]{D}{{2}}-{D}{{4}})"  # 15xx/16xx/18xx representative numbers
 PHONE_ANY = rf"(?:{INTL}|{MOBILE}|{LANDLINE})"
 
-FAX_KEY = r"(?:팩스|FAX|Fax|fax|전송)(?:\s?번호)?\s{0,2}[:：)]?\s{0,2}"
+# A fax number's key right before it: 팩스, FAX, 전송 (the word official letters print), `Fax.`, `F.`, or a table
+# header cell (`<th>팩스</th><td>`).
+FAX_KEY = (r"(?:(?:팩스|FAX|Fax|fax|전송)(?:\s?번호)?\.?|F[.:])\s{0,2}[:：)]?\s{0,2}"
+           r"(?:</t[hd]>\s{0,2}<t[hd][^<>]{0,20}>\s{0,2})?")
 
 SIDO = (r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충청북|충청남|충북|충남|전라북|전라남|전북|전남|"
         r"경상북|경상남|경북|경남|제주)(?:특별시|광역시|특별자치시|특별자치도|도|시)?")
+# Between the parts of an address: one or two spaces, or a line break (an address wrapped in a form or letter).
+SP = r"(?:[ \t\u3000]{1,2}|[ \t]?\r?\n[ \t]{0,3})"
 # Cities and counties have two or more syllables before 시/군 (당시, 역시, 아군 are words); single-syllable 구
 # names are the five directions. 가 only follows a number (종로3가): alone it is the subject particle.
 SIGUNGU = r"(?:[가-힣]{2,4}(?:시|군|구)|[중동서남북]구)"
 EMD = r"(?:[가-힣]{1,4}[0-9]{0,2}(?:읍|면|동|리)|[가-힣]{1,3}[0-9]{1,2}가)"
-ROAD = r"[가-힣]{1,8}[0-9]{0,3}(?:대로|로|길)(?:\s?[0-9]{1,3}(?:번)?길)?"
-NUM = r"(?:산\s?)?[0-9]{1,5}(?:-[0-9]{1,4})?(?![0-9])"
-DETAIL = r"(?:,?\s?[0-9]{1,4}동)?(?:\s?[0-9]{1,4}호)?(?:\s?[0-9]{1,3}층)?"
-ADMIN = rf"(?:{SIDO}\s)?(?:{SIGUNGU}\s){{1,2}}"
-
+# 도로명: a name ending in 대로/로/길, optionally a numbered side road (테헤란로10길, 중앙로12번길, 동일로173가길).
+ROAD = rf"[가-힣]{{1,8}}[0-9]{{0,3}}(?:대로|로|길)(?:{SP}?[0-9]{{1,3}}[가-힣]?(?:번)?길)?"
+# 건물번호 (road) or 지번 (lot): `지하` before an underground building's number, `산` before a mountain lot.
+NUM = r"(?:(?:산|지하)[ ]?)?[0-9]{1,5}(?:-[0-9]{1,4})?(?:번지)?(?![0-9])"
+# 상세주소 (도로명주소법 시행령 제3조: 동·층·호) and a building name before it (`, 한빛타워 B동 1203호`).
+UNIT = r"(?:[A-Za-z]?[0-9]{1,4}[A-Za-z]?동|[A-Za-z가나다라마바사]동|(?:지하|B)?[0-9]{1,3}층|제?[0-9]{1,5}호)"
+BLDG = (r"[가-힣A-Za-z0-9]{1,12}(?:아파트|빌딩|타워|빌라|오피스텔|맨션|센터|상가|프라자|플라자|하이츠|팰리스|캐슬|"
+        r"타운|주택|연립|레지던스|스퀘어|시티|오피스|빌)")
+UNITS = rf"{UNIT}(?:{SP}?{UNIT}){{0,2}}"
+DETAIL = (rf"(?:(?:,{SP}?|{SP})(?:[가-힣A-Za-z0-9]{{2,14}}{SP})?{UNITS}"
+          rf"|,{SP}?{BLDG}(?:{SP}{UNITS})?)?")
+# 참고항목 in brackets: the legal 동 (and a 공동주택's name after a comma), or the 공동주택's name alone.
+REF = (rf"(?:{SP}?\((?:[가-힣]{{1,5}}[0-9]{{0,2}}(?:동|가|리)(?:,{SP}?[^()\n]{{1,30}})?|{BLDG})\))?")
+# 세종특별자치시 has no 시·군·구 level: its roads and 읍·면·동 follow the city directly.
+ADMIN = rf"(?:(?:{SIDO}{SP})?(?:{SIGUNGU}{SP}){{1,2}}|세종(?:특별자치시|시)?{SP})"
 NOT_PERSONAL = ("법인",)  # a 13-digit number labelled as a corporation's is not a person's
+NOT_CORPORATE = ("주민", "외국인")  # ... and one labelled as a resident's is not a corporation's
+# 운전면허번호: 2-digit region code (11 서울 … 26 울산, 28 경기 북부; 도로교통법 시행규칙 별지 서식), 2-digit year,
+# 6-digit serial, 2 check digits; licences issued before the code replaced the name print the region instead.
+LICENCE_REGION = ("(?:서울|부산|경기|강원|충북|충남|전북|전남|경북|경남|제주|대구|인천|광주|대전|울산|세종|"
+                  "경기남부|경기북부)")
 PLATE_REGION = "(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주)"
 PLATE_HANGUL = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주아바사자배하허호"
 
+
+# Optional types (types.OPTIONAL_TYPES). 우편번호 since 2015: five digits, the first two the 시·도 (01–63).
+POSTAL = r"(?<![0-9A-Za-z\-.])(?:0[1-9]|[1-5][0-9]|6[0-3])[0-9]{3}(?![0-9가-힣,.\-])"
+_DATE = (r"(?:(?:19|20)[0-9]{2}|[0-9]{2})(?:년[ ]?[0-9]{1,2}월[ ]?[0-9]{1,2}일"
+         r"|[.\-/][ ]?[0-9]{1,2}[.\-/][ ]?[0-9]{1,2}(?![0-9])\.?)")
+BIRTH_KEY = r"(?:생년월일|출생일|생일|출생|DOB)[ ]{0,2}[:：]?[ ]{0,3}"
+AGE_RX = (r"(?<![0-9.])(?:만[ ]?)?[0-9]{1,3}[ ]?(?:세|살)(?!기|대|금|트|계|상|부|무|율|입|출|관|수|제|법)"
+          r"(?:[ ]?(?:이상|이하|미만|초과))?|(?<![0-9])[1-9]0대(?:[ ]?(?:초반|중반|후반))?(?![가-힣])")
 
 _YEAR_RANGE = regex.compile(r"(1[0-9]{3})-([12][0-9]{3})")
 _PHONE_ANY = regex.compile(PHONE_ANY)
@@ -64,13 +95,21 @@ def _date_ok(t: str) -> bool:
     return v.birth_date_ok(ds[:6], ds[6])
 
 
+def _sep_score(t: str) -> float:
+    """A 6 + 7 digit number printed with a hyphen or dash is a resident-number layout (SURE); with only a space
+    it may be two numbers (LIKELY); 13 bare digits need a context word (WEAK)."""
+    if any(c in t for c in "-‐‑‒–−"):
+        return SURE
+    return LIKELY if " " in t else WEAK
+
+
 def _rrn(t: str) -> float:
     ds = v.digits(t)
     if ds[6] not in "1234" or not _date_ok(t):
         return 0.0
     if v.rrn_checksum_ok(ds):
         return 1.0
-    return SURE if "-" in t else WEAK  # post-2020 numbers have no checksum; 13 bare digits need context
+    return _sep_score(t)  # post-2020 numbers have no checksum
 
 
 def _frn(t: str) -> float:
@@ -79,18 +118,34 @@ def _frn(t: str) -> float:
         return 0.0
     if v.frn_checksum_ok(ds):
         return 1.0
-    return SURE if "-" in t else WEAK
+    return _sep_score(t)
 
 
 def _corp(t: str) -> float:
+    """법인등록번호: 4-digit registry office, 2-digit kind, 6-digit serial, check digit. Its first six digits
+    often read as a date (1101 11: office 1101, kind 11 = 주식회사), and resident numbers issued since 2020 have
+    no checksum, so a resident-number shape stays a resident number unless a 법인 context word says otherwise
+    (which also demotes the RRN reading: `NOT_PERSONAL`). Measured on the shared file: preferring the corporate
+    checksum instead turned 7 of 76 resident numbers (name, then number in brackets) into corporate ones."""
     ds = v.digits(t)
     if v.placeholder_digits(t):
         return 0.0
-    if v.corp_reg_ok(ds) and not (ds[6] in "12345678" and _date_ok(t)):
-        return 0.95
     if ds[6] in "12345678" and _date_ok(t):
-        return 0.15  # resident-number shape: only a 법인 context makes it corporate (and demotes the RRN)
-    return WEAK
+        return 0.15
+    return 0.95 if v.corp_reg_ok(ds) else WEAK
+
+
+def _brn(t: str) -> float:
+    """사업자등록번호: the 3-2-5 layout with a valid check digit is near-certain with hyphens, likely with spaces;
+    ten bare digits with one are still common (10 % of any numbers), so they need a 사업자 context word."""
+    if v.placeholder_digits(t):
+        return 0.0
+    ok = v.business_reg_ok(t)
+    if "-" in t:
+        return 1.0 if ok else WEAK
+    if " " in t:
+        return LIKELY if ok else 0.05
+    return 0.1 if ok else 0.0
 
 
 def _checksum(ok: Callable[[str], bool], good: float = 1.0, bad: float = WEAK) -> Callable[[str], float]:
@@ -137,7 +192,8 @@ class KoPatternRecognizer(PatternRecognizer):
     def __init__(self, entity: str, name: str, patterns: list[Pattern], context: list[str],
                  trigger: str = "digit", rescore: Callable[[str], float] | None = None,
                  context_after: bool = False, negative_context: tuple[str, ...] = (),
-                 context_window: int | None = None, min_run_digits: int = 1):
+                 context_window: int | None = None, min_run_digits: int = 1, lead_chars: int = 3,
+                 negative_context_after: bool = False):
         super().__init__(supported_entity=entity, name=name, supported_language=LANG, patterns=patterns,
                          context=context, global_regex_flags=FLAGS)
         self.trigger = trigger
@@ -148,6 +204,9 @@ class KoPatternRecognizer(PatternRecognizer):
         # Fewest digits any match has in the run of digits/separators ([0-9 .()+:-]) where it starts: lets
         # the fast scanner skip years and counts. Must hold for every pattern (the benchmark checks findings).
         self.min_run_digits = min_run_digits
+        # Characters a match may start before its digit run (a region name: `경기북부 12-…`); the fast scanner
+        # widens its windows by this much.
+        self.lead_chars = lead_chars
         for p in self.patterns:  # compile once, with the flags presidio will use
             p.compiled_regex = regex.compile(p.regex, flags=FLAGS)
             p.compiled_with_flags = FLAGS
@@ -187,19 +246,25 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
           ["콜센터", "고객센터", "상담전화", "상담 전화", "대표번호", "신고전화", "긴급전화", "전화:", "전화 ", "상담센터",
            "문의:"],
           context_after=True, context_window=14, min_run_digits=3),
-        R("FAX", "ko_fax", [_p("fax", rf"(?<={FAX_KEY})(?:{PHONE_ANY})" + LA, 0.95)], ["팩스", "FAX", "Fax"],
+        # 1.0: the key is definitive, and a tie with a phone reading goes to FAX by type priority
+        R("FAX", "ko_fax", [_p("fax", rf"(?<={FAX_KEY})(?:{PHONE_ANY})" + LA, 1.0)], ["팩스", "FAX", "Fax"],
           min_run_digits=9),
-        R("RRN", "ko_rrn", [_p("rrn", LB + rf"{D}{{6}}-?\s?[1-4]{D}{{6}}" + LA, SURE)],
+        R("RRN", "ko_rrn", [_p("rrn", LB + rf"{D}{{6}}{HY}?[1-4]{D}{{6}}" + LA, SURE)],
           ["주민등록", "주민번호", "주민"], rescore=_rrn, negative_context=NOT_PERSONAL, min_run_digits=13),
-        R("FRN", "ko_frn", [_p("frn", LB + rf"{D}{{6}}-?\s?[5-8]{D}{{6}}" + LA, SURE)],
+        R("FRN", "ko_frn", [_p("frn", LB + rf"{D}{{6}}{HY}?[5-8]{D}{{6}}" + LA, SURE)],
           ["외국인등록", "외국인", "등록번호"], rescore=_frn, negative_context=NOT_PERSONAL, min_run_digits=13),
-        R("CORP_REG", "ko_corp_reg", [_p("corp", LB + rf"{D}{{6}}-{D}{{7}}" + LA, WEAK)],
-          ["법인등록", "법인번호", "법인"], rescore=_corp, min_run_digits=13),
-        R("BUSINESS_REG", "ko_business_reg", [_p("brn", LB + rf"{D}{{3}}-{D}{{2}}-{D}{{5}}" + LA, WEAK)],
-          ["사업자", "사업자등록", "등록번호", "(주)", "㈜", "주식회사", "상호"], rescore=_checksum(v.business_reg_ok), min_run_digits=10),
+        R("CORP_REG", "ko_corp_reg", [_p("corp", LB + rf"{D}{{6}}{HY}?{D}{{7}}" + LA, WEAK)],
+          ["법인등록", "법인번호", "법인", "등록번호(법인)"], rescore=_corp, negative_context=NOT_CORPORATE,
+          min_run_digits=13),
+        R("BUSINESS_REG", "ko_business_reg", [
+            _p("brn", LB + rf"{D}{{3}}(?:[ ]?-[ ]?|[ ]){D}{{2}}(?:[ ]?-[ ]?|[ ]){D}{{5}}" + LA, WEAK),
+            _p("brn_bare", LB + rf"{D}{{10}}" + LA, 0.05)],
+          ["사업자", "사업자등록", "등록번호", "(주)", "㈜", "주식회사", "상호"], rescore=_brn, min_run_digits=10),
         R("DRIVER_LICENSE", "ko_driver_license", [
-            _p("licence", LB + rf"(?:1[1-9]|2[0-8]){SEP}{D}{{2}}{SEP}{D}{{6}}{SEP}{D}{{2}}" + LA, 0.7)],
-          ["운전면허", "면허번호", "면허"], min_run_digits=12),
+            _p("licence", LB + rf"(?:1[1-9]|2[0-8]){SEP}{D}{{2}}{SEP}{D}{{6}}{SEP}{D}{{2}}" + LA, 0.7),
+            _p("licence_bare", LB + rf"(?:1[1-9]|2[0-8]){D}{{10}}" + LA, 0.1),
+            _p("licence_region", rf"(?<![가-힣]){LICENCE_REGION}[ ]?{D}{{2}}{SEP}?{D}{{6}}{SEP}?{D}{{2}}" + LA, 0.7),
+        ], ["운전면허", "면허번호", "면허"], min_run_digits=10, lead_chars=6),
         R("PASSPORT", "ko_passport", [
             _p("passport_old", r"(?<![0-9A-Za-z])[MSRODG][0-9]{8}(?![0-9A-Za-z])", 0.45),
             _p("passport_new", r"(?<![0-9A-Za-z])[MSRODG][0-9]{3}[A-Z][0-9]{4}(?![0-9A-Za-z])", 0.45),
@@ -211,16 +276,23 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
             _p("amex", LB + rf"3[47]{D}{{2}}[- ]?{D}{{6}}[- ]?{D}{{5}}" + LA, 0.6),
         ], ["카드", "신용카드", "체크카드", "결제"], rescore=_card, min_run_digits=15),
         R("ACCOUNT", "ko_account", [
-            _p("account", LB + rf"{D}{{2,6}}-{D}{{2,6}}-{D}{{2,7}}(?:-{D}{{1,3}})?" + LA, 0.15)],
+            _p("account", LB + rf"{D}{{2,6}}-{D}{{2,6}}-{D}{{2,7}}(?:-{D}{{1,3}})?" + LA, 0.15),
+            # internet banks print 12-14 bare digits; some write the groups with spaces: a bank word must be near
+            _p("account_bare", LB + rf"{D}{{10,14}}" + LA, 0.05),
+            _p("account_spaced", LB + rf"{D}{{3,6}} {D}{{2,6}} {D}{{4,7}}" + LA, 0.05)],
           ["계좌", "은행", "예금주", "입금", "농협", "신한", "국민", "우리", "하나", "기업", "새마을", "우체국",
-           "카카오뱅크", "토스", "수협", "SC제일", "씨티", "부산", "대구", "경남", "광주", "전북", "제주"],
+           "카카오뱅크", "토스", "수협", "SC제일", "씨티", "부산", "대구", "경남", "광주", "전북", "제주",
+           "케이뱅크", "케뱅", "카뱅", "KB", "IBK", "NH", "신협", "저축은행", "송금", "이체"],
           rescore=_account, min_run_digits=10),
+        # 건강보험증 번호: 11 digits (a 1-digit category then 10), printed `1-2345678901` or run together; the
+        # shape is common, so only its context words make it one.
         R("MEDICAL_INSURANCE", "ko_health_insurance", [
-            _p("nhis", LB + rf"[1-9]-?{D}{{10,11}}" + LA, 0.1), _p("nhis10", LB + rf"{D}{{10}}" + LA, 0.05)],
-          ["건강보험", "보험증", "건보", "의료보험", "피보험자"], min_run_digits=10),
+            _p("nhis", LB + rf"[1-9](?:[ ]?-[ ]?|[ ])?{D}{{10,11}}" + LA, 0.1),
+            _p("nhis10", LB + rf"{D}{{10}}" + LA, 0.05)],
+          ["건강보험", "보험증", "건보", "의료보험", "피보험자", "증번호", "가입자번호", "요양"], min_run_digits=10),
         R("VEHICLE", "ko_vehicle", [
             _p("plate", rf"(?<![0-9가-힣])(?:{PLATE_REGION}\s?)?{D}{{2,3}}[{PLATE_HANGUL}]\s?{D}{{4}}" + LA
-                        + r"(?!\s?(?:억|만|천|원|명|개|건|년|대|회|주|일|톤|km|kg))", 0.6)],
+                        + r"(?!\s?(?:억|만|천|원|명|개|건|년|대|회|주(?!차)|일|톤|km|kg))", 0.6)],
           ["차량", "번호판", "자동차", "차번호", "운반차량"], min_run_digits=2),
         R("EMAIL", "ko_email", [
             _p("email", r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}"
@@ -238,11 +310,21 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
                        r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.6)],
           ["IP", "아이피", "IPv6"], trigger="colon", rescore=_ip6),
         R("ADDRESS", "ko_address", [
-            _p("road", rf"(?<![가-힣]){ADMIN}(?:{EMD}\s)?{ROAD}\s?{NUM}{DETAIL}", SURE),
-            _p("lot", rf"(?<![가-힣]){ADMIN}(?:{EMD}\s){{1,2}}{NUM}{DETAIL}", SURE),
-            _p("sido_lot", rf"(?<![가-힣]){SIDO}\s{EMD}\s{NUM}{DETAIL}", 0.7),
+            _p("road", rf"(?<![가-힣]){ADMIN}(?:{EMD}{SP})?{ROAD}{SP}?{NUM}{DETAIL}{REF}", SURE),
+            _p("lot", rf"(?<![가-힣]){ADMIN}(?:{EMD}{SP}){{1,2}}{NUM}{DETAIL}{REF}", SURE),
+            _p("sido_lot", rf"(?<![가-힣]){SIDO}{SP}{EMD}{SP}{NUM}{DETAIL}{REF}", 0.7),
             _p("area_sido", rf"(?<![가-힣]){SIDO}\s{SIGUNGU}(?:\s{SIGUNGU})?(?:\s{EMD})?(?![가-힣])", 0.45),
             _p("area", rf"(?<![가-힣]){SIGUNGU}\s(?:{SIGUNGU}|{EMD})(?![가-힣])", WEAK),
         ], ["주소", "거주", "소재지", "주거", "자택", "사는", "살고", "거소", "배송지", "현주소", "소재"],
           trigger="address", context_after=True),
+        # --- optional types, off unless asked for (engine.build_recognizers) ---
+        R("POSTAL_CODE", "ko_postal_code", [_p("postal", POSTAL, 0.05)],
+          ["우편번호", "우편", "우)", "(우", "〒", "주소", "특별시", "광역시", "자치시", "자치도", "도 ", "로 ", "길 "],
+          context_after=True, min_run_digits=5),
+        R("DT_BIRTH", "ko_birth_date", [
+            _p("birth_labelled", rf"(?<={BIRTH_KEY}){_DATE}", 0.85),
+            _p("birth_saeng", rf"(?<![0-9]){_DATE}(?=생(?!산|활|각|겨|명|성|존))", 0.85),
+            _p("birth_year", r"(?<![0-9])(?:19|20)[0-9]{2}년생", 0.85),
+        ], [], min_run_digits=4),
+        R("AGE", "ko_age", [_p("age", AGE_RX, 0.6)], [], min_run_digits=1),
     ]

@@ -87,8 +87,12 @@ def make_surrogate(type_: str, original: str, rng: random.Random) -> str:
         return _fix_last_digit(_rrn_like(original, rng, "56"), v.frn_checksum_ok)
     if type_ == "CARD":
         return _fix_last_digit(_reshape(original, rng), v.luhn_ok)
-    if type_ == "BUSINESS_REG":
-        return _fix_last_digit(_reshape(original, rng), v.business_reg_ok)
+    if type_ == "BUSINESS_REG":  # the layout rules (python-stdnum: no 00 business type, no 0000 serial) too
+        for _ in range(100):
+            cand = _fix_last_digit(_reshape(original, rng), v.business_reg_ok)
+            if v.business_reg_ok(cand):
+                return cand
+        return cand
     if type_ == "CORP_REG":
         return _fix_last_digit(_reshape(original, rng), v.corp_reg_ok)
     return _reshape(original, rng)

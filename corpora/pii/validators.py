@@ -12,6 +12,9 @@ import datetime as _dt
 import ipaddress
 import re
 
+from stdnum import luhn
+from stdnum.kr import brn, rrn
+
 _NON_DIGITS = re.compile(r"[^0-9]+")
 
 
@@ -23,18 +26,9 @@ def digits(s: str) -> str:
 
 
 def luhn_ok(number: str) -> bool:
-    """Card numbers (ISO/IEC 7812)."""
-    ds = [int(c) for c in digits(number)]
-    if len(ds) < 12:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(ds)):
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
+    """Card numbers (ISO/IEC 7812), by python-stdnum's Luhn; fewer than 12 digits is no card number."""
+    ds = digits(number)
+    return len(ds) >= 12 and luhn.is_valid(ds)
 
 
 def birth_date_ok(yymmdd: str, century_digit: str) -> bool:
@@ -50,39 +44,36 @@ def birth_date_ok(yymmdd: str, century_digit: str) -> bool:
     return True
 
 
-_RRN_WEIGHTS = (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)
-
-
 def rrn_checksum_ok(number: str) -> bool:
-    """The pre-October-2020 resident registration checksum (mod 11). Newer numbers need not satisfy it."""
-    ds = [int(c) for c in digits(number)]
-    if len(ds) != 13:
-        return False
-    s = sum(d * w for d, w in zip(ds[:12], _RRN_WEIGHTS, strict=True))
-    return (11 - s % 11) % 10 == ds[12]
+    """The pre-October-2020 resident registration checksum (mod 11), python-stdnum's `kr.rrn`. Newer numbers
+    need not satisfy it. The date is checked by `birth_date_ok` (stdnum's `validate` adds a place-of-birth rule
+    that numbers issued since 2020 do not follow, so only its check digit is used)."""
+    ds = digits(number)
+    return len(ds) == 13 and rrn.calc_check_digit(ds[:12]) == ds[12]
 
 
 def frn_checksum_ok(number: str) -> bool:
-    """Foreigner registration checksum (pre-2020 scheme: mod 11, then +2)."""
-    ds = [int(c) for c in digits(number)]
-    if len(ds) != 13:
-        return False
-    s = sum(d * w for d, w in zip(ds[:12], _RRN_WEIGHTS, strict=True))
-    return ((11 - s % 11) % 10 + 2) % 10 == ds[12]
+    """Foreigner registration checksum (pre-2020 scheme: the RRN's mod 11, then +2). python-stdnum has no
+    foreigner number, hence written here on top of its RRN check digit."""
+    ds = digits(number)
+    return len(ds) == 13 and (int(rrn.calc_check_digit(ds[:12])) + 2) % 10 == int(ds[12])
 
 
 def business_reg_ok(number: str) -> bool:
-    """사업자등록번호 (10 digits): weights 1,3,7,1,3,7,1,3,5 plus the carry of the 9th digit × 5."""
-    ds = [int(c) for c in digits(number)]
-    if len(ds) != 10:
+    """사업자등록번호 (10 digits): python-stdnum's `kr.brn` checks the layout (tax office >= 101, business type
+    and serial not zero) but not the check digit, which is added here: weights 1,3,7,1,3,7,1,3,5 plus the carry
+    of the 9th digit × 5 (국세청 사업자등록번호 검증 규칙)."""
+    ds = digits(number)
+    if len(ds) != 10 or not brn.is_valid(ds):
         return False
     w = (1, 3, 7, 1, 3, 7, 1, 3, 5)
-    s = sum(d * k for d, k in zip(ds[:9], w, strict=True)) + (ds[8] * 5) // 10
-    return (10 - s % 10) % 10 == ds[9]
+    s = sum(int(d) * k for d, k in zip(ds[:9], w, strict=True)) + (int(ds[8]) * 5) // 10
+    return (10 - s % 10) % 10 == int(ds[9])
 
 
 def corp_reg_ok(number: str) -> bool:
-    """법인등록번호 (13 digits): weights alternating 1,2; check = (10 - sum mod 10) mod 10."""
+    """법인등록번호 (13 digits): weights alternating 1,2; check = (10 - sum mod 10) mod 10. Not in python-stdnum
+    (its `kr` package has RRN and BRN only), hence written here."""
     ds = [int(c) for c in digits(number)]
     if len(ds) != 13:
         return False

@@ -41,11 +41,11 @@ class PiiReplaceParams(StageParams):
 
     def model_post_init(self, __context) -> None:
         if self.types is not None:
-            from corpora.pii.types import ALL_TYPES
+            from corpora.pii.types import KNOWN_TYPES
 
-            unknown = sorted(set(self.types) - set(ALL_TYPES))
+            unknown = sorted(set(self.types) - set(KNOWN_TYPES))
             if unknown:
-                raise ValueError(f"pii.types: unknown PII types {unknown}; known: {list(ALL_TYPES)}")
+                raise ValueError(f"pii.types: unknown PII types {unknown}; known: {list(KNOWN_TYPES)}")
 
 
 def _replace_shard(task: tuple) -> dict:
@@ -123,7 +123,7 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     """Replace (or drop) detected PII; `enabled: false` passes the corpus through byte-identical."""
 
     name = "pii"
-    version = "1"
+    version = "2"  # 2: business-number surrogates follow the layout rules; optional types
     inputs = ("decontaminate", "pii_detect", "toxicity")
     variant_field = "enabled"
 
@@ -159,6 +159,8 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
                                 Counter(r["docs_by_type"])))
         report = {"enabled": p.enabled, "mode": p.mode, **diff.to_json()}
         io.write_json(ctx.out_dir / DIFF_FILE, report, indent=1)
-        types = p.types if p.types is not None else list(ALL_TYPES)
+        # all detected types: pii_detect records them (older outputs lack the key: the default types)
+        detected = ctx.inputs["pii_detect"].meta.get("report", {}).get("types", list(ALL_TYPES))
+        types = p.types if p.types is not None else detected
         tokens = sorted(placeholder_token(t) for t in types) if p.enabled and p.mode == "placeholder" else []
         return StageResult(funnel=funnel, by_source=by_source, meta={"placeholder_tokens": tokens, "report": report})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Literal
 
 import pyarrow.parquet as pq
 from pydantic import Field
@@ -22,30 +23,38 @@ class PiiDetectParams(StageParams):
 
     threshold: float = Field(default=0.4, ge=0, le=1, description="minimum score of a kept span")
     doc_timeout_s: float = Field(default=60.0, gt=0, description="per-document time limit; over it: quarantine")
+    optional_types: list[Literal["POSTAL_CODE", "DT_BIRTH", "AGE"]] = Field(
+        default_factory=list, description="types detected only when named here (corpora/pii/types.py)")
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        from corpora.pii.types import ALL_TYPES
+
+        return ALL_TYPES + tuple(t for t in ("POSTAL_CODE", "DT_BIRTH", "AGE") if t in self.optional_types)
 
 
 _detector_cache: dict = {}
 
 
-def _detector(threshold: float, timeout: float):
+def _detector(threshold: float, timeout: float, types: tuple[str, ...]):
     from corpora.pii.engine import PiiDetector
 
-    key = (threshold, timeout)
+    key = (threshold, timeout, types)
     if key not in _detector_cache:
         _detector_cache.clear()
-        _detector_cache[key] = PiiDetector(threshold=threshold, doc_timeout_s=timeout)
+        _detector_cache[key] = PiiDetector(types=types, threshold=threshold, doc_timeout_s=timeout)
     return _detector_cache[key]
 
 
-def _detect_shard(task: tuple[str, str, float, float]) -> dict:
+def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...]]) -> dict:
     """Worker: detect spans in one shard, write its spans file; return counts and failures.
 
     Kept lean on purpose (it was 20% of the stage's time next to detection): reads only the columns it needs, in
     Arrow batches, and counts kept documents per source in plain ints, building Funnels once per shard."""
     from corpora.pii.engine import DocTimeout
 
-    in_path, out_path, threshold, timeout = task
-    detect = _detector(threshold, timeout).detect
+    in_path, out_path, threshold, timeout, detect_types = task
+    detect = _detector(threshold, timeout, detect_types).detect
     ids: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -90,13 +99,13 @@ class PiiDetectStage(Stage[PiiDetectParams]):
     """Detect Korean PII spans once; store them stand-off for every replacement arm to share."""
 
     name = "pii_detect"
-    version = "1"
+    version = "2"  # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names
     inputs = ("decontaminate",)
 
     def run(self, ctx: StageContext[PiiDetectParams]) -> StageResult:
         p = ctx.params
         shards = list_shards(ctx.inputs["decontaminate"].path)
-        tasks = [(str(s), str(ctx.out_dir / spans_name(s)), p.threshold, p.doc_timeout_s) for s in shards]
+        tasks = [(str(s), str(ctx.out_dir / spans_name(s)), p.threshold, p.doc_timeout_s, p.types) for s in shards]
         funnel = Funnel()
         by_source: dict[str, Funnel] = {}
         per_type: Counter = Counter()
@@ -114,6 +123,6 @@ class PiiDetectStage(Stage[PiiDetectParams]):
                           detail=f["detail"], excerpt=f["excerpt"])
                     failed_ids.append(f["id"])
         io.write_json(ctx.out_dir / FAILED_FILE, sorted(failed_ids), indent=1)
-        report = {"spans_per_type": dict(sorted(per_type.items())), "spans": sum(per_type.values()),
+        report = {"types": list(p.types), "spans_per_type": dict(sorted(per_type.items())), "spans": sum(per_type.values()),
                   "docs": funnel.docs_in, "docs_with_pii": docs_with_pii, "docs_failed": len(failed_ids)}
         return StageResult(funnel=funnel, by_source=by_source, meta={"report": report})
