@@ -6,8 +6,11 @@ vectorized numpy operations over its code points (a polynomial rolling hash, the
 banding is a sort per band. No extra dependency, and the parameter choice (bands x rows for a Jaccard
 threshold) is the same false-positive/false-negative area minimization datasketch uses.
 
-Survivor = first occurrence in (shard order, row order): union-find whose root is always the smallest global
-index, so the result does not depend on the number of workers.
+Survivor = first occurrence in (shard order, row order): the smallest document key of each connected component
+of the duplicate graph, so the result does not depend on the number of workers or of hash partitions. The global
+step never holds the corpus: each shard's hashes are written sorted, then one task per (band, hash range) merges
+the slices of every shard's file in that range and emits duplicate edges, and the components are computed over
+the edges alone.
 """
 
 from __future__ import annotations
@@ -106,57 +109,84 @@ def doc_signature(text: str, ngram: int, num_perm: int, bands: int, rows: int, s
     return band_hashes(minhash(shingle_hashes(text, ngram), num_perm, seed), bands, rows)
 
 
-class UnionFind:
-    """Union-find over 0..n-1 whose root is always the smallest member (= first occurrence)."""
+# --- the global step, range-partitioned (datatrove's MinhashDedupBuckets design) -----------------------------
+# A document is named by its key `shard << 32 | row`: ordering keys is (shard, row) order, so "the smallest key of
+# a cluster" is its first occurrence, and a key is known inside a shard's task without global offsets.
 
-    def __init__(self, n: int):
-        self.parent = np.arange(n, dtype=np.int64)
-
-    def find(self, x: int) -> int:
-        p = self.parent
-        root = x
-        while p[root] != root:
-            root = int(p[root])
-        while p[x] != root:  # path compression
-            p[x], x = root, int(p[x])
-        return root
-
-    def union(self, x: int, y: int) -> None:
-        rx, ry = self.find(x), self.find(y)
-        if rx != ry:
-            lo, hi = (rx, ry) if rx < ry else (ry, rx)
-            self.parent[hi] = lo
+ROW_BITS = 32
+HASH_SPACE = 1 << 64
 
 
-def near_duplicate_roots(bands: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """For docs × bands hashes, the cluster root (smallest index) of each doc; only rows where `candidates`
-    is True take part (exact duplicates are already resolved)."""
-    n = len(bands)
-    uf = UnionFind(n)
-    idx = np.flatnonzero(candidates)
-    for j in range(bands.shape[1] if n else 0):
-        col = bands[idx, j]
-        order = np.argsort(col, kind="stable")
-        sc = col[order]
-        if len(sc) < 2:
+def doc_keys(shard: int, rows: np.ndarray) -> np.ndarray:
+    return (np.uint64(shard) << np.uint64(ROW_BITS)) | rows.astype(np.uint64)
+
+
+def sorted_columns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `values` (n,) or (n, B): the values sorted (B, n) and the rows they came from (B, n), ties
+    in row order. One shard's file for the partitioned merge."""
+    v = (values[:, None] if values.ndim == 1 else values).T
+    order = np.argsort(v, axis=1, kind="stable")
+    return np.take_along_axis(v, order, axis=1), order.astype(np.uint32)
+
+
+def hash_ranges(partitions: int) -> list[tuple[int, int]]:
+    """`partitions` contiguous ranges [lo, hi) covering the uint64 hash space."""
+    bounds = [HASH_SPACE * i // partitions for i in range(partitions + 1)]
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def run_edges(h: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For hashes `h` with keys `k`, sorted by (hash, key): (first key of each run of equal hashes, member) for
+    every other member, i.e. each run as a star around its smallest key."""
+    if len(h) < 2:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    same = h[1:] == h[:-1]
+    new_run = np.concatenate([[True], ~same])
+    run_first = np.flatnonzero(new_run)
+    run_of = np.cumsum(new_run) - 1
+    members = np.flatnonzero(~new_run)
+    return k[run_first[run_of[members]]], k[members]
+
+
+def partition_edges(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi: int,
+                    exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Duplicate edges among the hashes in [lo, hi) of one band: `shards` holds (shard index, sorted hashes,
+    their rows) per shard, typically memory-mapped, so only the slices in range are read; keys in the sorted
+    array `exclude` (exact duplicates, which take no part in near dedup) are left out."""
+    lo_u = np.uint64(lo)
+    hs, ks = [], []
+    for shard, hashes, rows in shards:
+        a = int(np.searchsorted(hashes, lo_u, side="left"))
+        b = len(hashes) if hi >= HASH_SPACE else int(np.searchsorted(hashes, np.uint64(hi), side="left"))
+        if a == b:
             continue
-        same = sc[1:] == sc[:-1]
-        if not same.any():
-            continue
-        # runs of equal band hashes: union every member with the run's first (smallest index, stable sort)
-        starts = np.flatnonzero(np.concatenate([[True], ~same]))
-        run_id = np.cumsum(np.concatenate([[True], ~same])) - 1
-        members = np.flatnonzero(np.concatenate([[False], same]))
-        firsts = idx[order[starts[run_id[members]]]]
-        for a, b in zip(firsts.tolist(), idx[order[members]].tolist(), strict=True):
-            uf.union(a, b)
-    roots = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        roots[i] = uf.find(i)
-    return roots
+        h = np.asarray(hashes[a:b])
+        k = doc_keys(shard, np.asarray(rows[a:b]))
+        if exclude is not None and len(exclude):
+            pos = np.searchsorted(exclude, k)
+            keep = (pos >= len(exclude)) | (exclude[np.minimum(pos, len(exclude) - 1)] != k)
+            h, k = h[keep], k[keep]
+        hs.append(h)
+        ks.append(k)
+    if not hs:
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    h, k = np.concatenate(hs), np.concatenate(ks)
+    order = np.lexsort((k, h))
+    return run_edges(h[order], k[order])
 
 
-def exact_roots(keys: np.ndarray) -> np.ndarray:
-    """Index of the first document with the same exact key, for every document."""
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return first[inverse]
+def component_roots(first: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Connected components of the duplicate graph (scipy's, on the documents that have an edge only: memory
+    grows with the duplicates, not the corpus): (node keys, the smallest key of each node's component)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if not len(first):
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
+    nodes, inv = np.unique(np.concatenate([first, member]), return_inverse=True)
+    m = len(first)
+    graph = coo_matrix((np.ones(m, dtype=np.int8), (inv[:m], inv[m:])), shape=(len(nodes), len(nodes)))
+    n_comp, labels = connected_components(graph, directed=False)
+    root = np.full(n_comp, np.iinfo(np.uint64).max, dtype=np.uint64)
+    np.minimum.at(root, labels, nodes)
+    return nodes, root[labels]

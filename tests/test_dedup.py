@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from corpora.dedup import exact_key, exact_roots, minhash, near_duplicate_roots, optimal_bands, shingle_hashes
+from corpora.dedup import (
+    component_roots,
+    doc_keys,
+    exact_key,
+    hash_ranges,
+    minhash,
+    optimal_bands,
+    partition_edges,
+    shingle_hashes,
+    sorted_columns,
+)
 from corpora.stages.dedup import DedupParams, DedupStage
 from testkit.curation import docs_of, folder_bytes, read_all, run_stage, write_shards
 
@@ -60,16 +70,83 @@ def test_optimal_bands_match_the_datasketch_choice():
 def test_exact_key_ignores_case_whitespace_and_punctuation():
     assert exact_key("Hello,  세계!\n좋은 날.") == exact_key("hello 세계 좋은날")
     assert exact_key("좋은 날") != exact_key("좋은 밤")
-    np.testing.assert_array_equal(exact_roots(np.array([5, 7, 5, 9, 7], dtype=np.uint64)), [0, 1, 0, 3, 1])
+    h, r = sorted_columns(np.array([5, 7, 5, 9, 7], dtype=np.uint64))
+    first, member = partition_edges([(0, h[0], r[0])], 0, 1 << 64)
+    assert dict(zip(member.tolist(), first.tolist(), strict=True)) == {2: 0, 4: 1}  # each run: its first survives
 
 
-def test_union_find_roots_are_first_occurrences_and_transitive():
+def roots_of(band_mat: np.ndarray, partitions: int, exclude: list[int] | None = None) -> list[int]:
+    """Component roots of one shard's docs x bands matrix through the partitioned merge."""
+    h, r = sorted_columns(band_mat)
+    ex = np.array(sorted(exclude or []), dtype=np.uint64)
+    edges = [partition_edges([(0, h[b], r[b])], lo, hi, ex) for b in range(band_mat.shape[1])
+             for lo, hi in hash_ranges(partitions)]
+    nodes, roots = component_roots(np.concatenate([e[0] for e in edges]), np.concatenate([e[1] for e in edges]))
+    out = list(range(len(band_mat)))
+    for n, rt in zip(nodes.tolist(), roots.tolist(), strict=True):
+        out[n] = rt
+    return out
+
+
+def test_components_are_first_occurrences_and_transitive():
     bands = np.array([[1, 10], [2, 20], [3, 10], [4, 30], [3, 40]], dtype=np.uint64)
     # 0~2 share band 1; 2~4 share band 0 -> one cluster {0, 2, 4} rooted at 0
-    roots = near_duplicate_roots(bands, np.ones(5, dtype=bool))
-    np.testing.assert_array_equal(roots, [0, 1, 0, 3, 0])
-    roots = near_duplicate_roots(bands, np.array([True, True, False, True, True]))
-    np.testing.assert_array_equal(roots, [0, 1, 2, 3, 4])
+    assert roots_of(bands, 1) == [0, 1, 0, 3, 0]
+    assert roots_of(bands, 5) == [0, 1, 0, 3, 0]
+    assert roots_of(bands, 1, exclude=[2]) == [0, 1, 2, 3, 4]  # an exact duplicate takes no part
+
+
+def reference_roots(band_mat: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """The global step as it was before partitioning (one process, every band hash in memory, union-find
+    rooted at the smallest index): the oracle for the partitioned one."""
+    n = len(band_mat)
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    idx = np.flatnonzero(candidates)
+    for j in range(band_mat.shape[1]):
+        first: dict[int, int] = {}
+        for i in idx.tolist():
+            f = first.setdefault(int(band_mat[i, j]), i)
+            a, b = find(f), find(i)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return np.array([find(i) for i in range(n)])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_partitioned_merge_equals_the_in_memory_union_find(seed):
+    """Random band hashes with planted collisions (and huge hash values near 2^64) over three shards: the same
+    roots as the in-memory union-find, whatever the number of hash ranges."""
+    rng = np.random.default_rng(seed)
+    sizes = [40, 0, 55, 30]
+    n, bands = sum(sizes), 6
+    mat = rng.integers(0, 1 << 63, size=(n, bands), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    for _ in range(60):  # copy one band of a random doc into another: a chain of collisions
+        a, b, j = rng.integers(0, n), rng.integers(0, n), rng.integers(0, bands)
+        mat[b, j] = mat[a, j]
+    mat[rng.integers(0, n, 5), 0] = np.uint64((1 << 64) - 1)  # the very top of the hash space
+    excluded = rng.choice(n, 8, replace=False)
+    cand = np.ones(n, dtype=bool)
+    cand[excluded] = False
+    want = reference_roots(mat, cand)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    key_of = np.concatenate([doc_keys(si, np.arange(k)) for si, k in enumerate(sizes)])
+    files = [(si, *sorted_columns(mat[offsets[si]:offsets[si + 1]])) for si in range(len(sizes))]
+    ex = np.sort(key_of[excluded])
+    for partitions in (1, 2, 7, 64):
+        edges = [partition_edges([(si, h[b], r[b]) for si, h, r in files], lo, hi, ex)
+                 for b in range(bands) for lo, hi in hash_ranges(partitions)]
+        nodes, roots = component_roots(np.concatenate([e[0] for e in edges]), np.concatenate([e[1] for e in edges]))
+        got = key_of.copy()
+        pos = np.searchsorted(key_of, nodes)
+        got[pos] = roots
+        np.testing.assert_array_equal(got, key_of[want], err_msg=f"partitions={partitions}")
+    assert (want != np.arange(n)).sum() > 10  # the planted collisions did make clusters
 
 
 def test_dedup_stage_exact_and_near(tmp_path):
@@ -111,6 +188,19 @@ def test_dedup_is_independent_of_workers(tmp_path):
     r2 = run_stage(DedupStage(), {}, "filter", up, tmp_path / "w2", workers=2)
     assert folder_bytes(tmp_path / "w1") == folder_bytes(tmp_path / "w2")
     assert r1.funnel.to_json() == r2.funnel.to_json() and r1.funnel.docs_kept == 3
+
+
+def test_dedup_output_is_independent_of_hash_partitions(tmp_path, monkeypatch):
+    import corpora.stages.dedup as stage
+
+    shards = [docs_of([BASE, OTHER, NEAR] * 3, source="a"), docs_of([NEAR, FAR, BASE, OTHER.upper()], source="b",
+                                                                  start=50)]
+    up = write_shards(tmp_path / "in", shards)
+    one = run_stage(DedupStage(), {}, "filter", up, tmp_path / "p1")
+    monkeypatch.setattr(stage, "PARTITION_DOCS", 1)  # 13 documents: 13 hash ranges per band
+    many = run_stage(DedupStage(), {}, "filter", up, tmp_path / "p13")
+    assert folder_bytes(tmp_path / "p1") == folder_bytes(tmp_path / "p13")
+    assert one.meta == many.meta and one.funnel.docs_kept == 3
 
 
 def test_dedup_params_validation():

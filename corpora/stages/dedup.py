@@ -44,8 +44,18 @@ class DedupParams(StageParams):
         return optimal_bands(self.threshold, self.num_perm)
 
 
+# Documents per hash range in the global step: each (band, range) task holds about this many (hash, key) pairs,
+# 16 bytes each, ~4x that while sorting: ~130 MB. The count changes no output (tests vary it), only peak memory.
+PARTITION_DOCS = 2_000_000
+
+
+def _files(work: Path, stem: str) -> dict[str, Path]:
+    return {k: work / f"{k}-{stem}.npy" for k in ("ids", "exact", "exact_rows", "bands", "band_rows")}
+
+
 def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> int:
-    from corpora.dedup import doc_signature, exact_key
+    """Phase 1, per shard: ids, and the exact keys and each LSH band's hashes, each sorted (with their rows)."""
+    from corpora.dedup import doc_signature, exact_key, sorted_columns
 
     in_path, work, params, bands, rows, seed = task
     ids: list[str] = []
@@ -56,15 +66,40 @@ def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> in
         keys.append(exact_key(d.text))
         if params.near:
             sigs.append(doc_signature(d.text, params.ngram, params.num_perm, bands, rows, seed))
-    stem = shard_suffix(in_path)
-    np.save(work / f"ids-{stem}.npy", np.array(ids, dtype=str) if ids else np.zeros(0, dtype="U1"))
-    np.save(work / f"keys-{stem}.npy", np.array(keys, dtype=np.uint64))
-    np.save(work / f"bands-{stem}.npy", np.stack(sigs) if sigs else np.zeros((len(ids), bands), dtype=np.uint64))
+    f = _files(work, shard_suffix(in_path))
+    np.save(f["ids"], np.array(ids, dtype=str) if ids else np.zeros(0, dtype="U1"))
+    ex, ex_rows = sorted_columns(np.array(keys, dtype=np.uint64))
+    np.save(f["exact"], ex)
+    np.save(f["exact_rows"], ex_rows)
+    band_mat = np.stack(sigs) if sigs else np.zeros((len(ids), bands), dtype=np.uint64)
+    bh, br = sorted_columns(band_mat)
+    np.save(f["bands"], bh)
+    np.save(f["band_rows"], br)
     return len(ids)
 
 
-def _dedup_write(task: tuple[Path, Path, np.ndarray, np.ndarray, np.ndarray]) -> ShardReport:
-    in_path, out_dir, status, root_ids, dup_counts = task
+def _dedup_edges(task: tuple[list[tuple[int, str, str]], int, int, int, str | None, str]) -> int:
+    """Phase 2, per (band, hash range): duplicate edges from the slices of every shard's sorted file."""
+    from corpora.dedup import partition_edges
+
+    files, band, lo, hi, exclude_path, out = task
+    shards = [(si, np.load(h, mmap_mode="r")[band], np.load(r, mmap_mode="r")[band]) for si, h, r in files]
+    exclude = np.load(exclude_path) if exclude_path else None
+    first, member = partition_edges(shards, lo, hi, exclude)
+    np.save(out, np.stack([first, member]))
+    return len(first)
+
+
+def _dedup_write(task: tuple[Path, Path, int, np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]
+                 ) -> ShardReport:
+    """Phase 3, per shard: the survivors, and the audit of the others (sparse inputs: only the duplicates and
+    the survivors that absorbed one are named)."""
+    in_path, out_dir, n, dup_rows, dup_status, dup_root_ids, root_rows, root_counts = task
+    status = np.zeros(n, dtype=np.int8)
+    status[dup_rows] = dup_status
+    root_of = dict(zip(dup_rows.tolist(), dup_root_ids, strict=True))
+    dup_counts = np.zeros(n, dtype=np.int64)
+    dup_counts[root_rows] = root_counts
     rep = ShardReport()
     audit = JsonlWriter(out_dir / f"clusters-{shard_suffix(in_path)}.jsonl")
     reasons = {1: "exact_duplicate", 2: "near_duplicate"}
@@ -82,8 +117,8 @@ def _dedup_write(task: tuple[Path, Path, np.ndarray, np.ndarray, np.ndarray]) ->
                 yield d
             else:
                 rep.drop(d.source, reasons[st], len(d.text))
-                audit.write({"id": d.id, "source": d.source, "reason": reasons[st], "kept_id": str(root_ids[i])})
-                rep.sample(reasons[st], 5, {"id": d.id, "kept_id": str(root_ids[i]), "text": d.text[:EXCERPT]})
+                audit.write({"id": d.id, "source": d.source, "reason": reasons[st], "kept_id": root_of[i]})
+                rep.sample(reasons[st], 5, {"id": d.id, "kept_id": root_of[i], "text": d.text[:EXCERPT]})
 
     write_docs(out_dir / in_path.name, kept())
     audit.close()
@@ -92,15 +127,17 @@ def _dedup_write(task: tuple[Path, Path, np.ndarray, np.ndarray, np.ndarray]) ->
 
 class DedupStage(Stage[DedupParams]):
     """Exact (normalized-text hash) and near (MinHash-LSH over character n-grams) duplicates; the first
-    occurrence in (shard, row) order survives. Phase 1 signatures per shard (parallel), phase 2 banding and
-    union-find in one process, phase 3 writes the shards (parallel)."""
+    occurrence in (shard, row) order survives. Phase 1: signatures per shard, written sorted (parallel); phase 2:
+    one task per (band, hash range) emits duplicate edges by merging every shard's slice of that range (parallel),
+    then connected components over the edges (memory grows with the duplicates, not the corpus); phase 3 writes
+    the shards (parallel)."""
 
     name = "dedup"
     version = "1"
     inputs = ("filter",)
 
     def run(self, ctx: StageContext[DedupParams]) -> StageResult:
-        from corpora.dedup import exact_roots, near_duplicate_roots
+        from corpora.dedup import ROW_BITS, component_roots, hash_ranges
 
         params = ctx.params
         shards = list_shards(ctx.inputs["filter"].path)
@@ -110,44 +147,55 @@ class DedupStage(Stage[DedupParams]):
         work.mkdir(exist_ok=True)
         counts = list(ctx.map(_dedup_signatures, [(p, work, params, bands, rows, seed) for p in shards],
                               desc="dedup: signatures"))
-        stems = [shard_suffix(p) for p in shards]
-        # phase 2: global indices in (shard, row) order
-        keys = np.concatenate([np.load(work / f"keys-{s}.npy") for s in stems]) if stems else np.zeros(0, np.uint64)
-        n = len(keys)
-        status = np.zeros(n, dtype=np.int8)
-        roots = np.arange(n, dtype=np.int64)
-        if params.exact and n:
-            ex = exact_roots(keys)
-            status[ex != roots] = 1
-            roots = ex
-        if params.near and n:
-            band_mat = np.concatenate([np.load(work / f"bands-{s}.npy") for s in stems])
-            near = near_duplicate_roots(band_mat, status == 0)
-            is_near = (status == 0) & (near != np.arange(n))
-            status[is_near] = 2
-            roots = np.where(is_near, near, roots)
-            del band_mat
+        files = [_files(work, shard_suffix(p)) for p in shards]
+        ranges = hash_ranges(max(1, -(-sum(counts) // PARTITION_DOCS)))
+        empty = np.zeros(0, np.uint64)
+
+        def edges(kind: str, n_bands: int, exclude: str | None, desc: str) -> tuple[np.ndarray, np.ndarray]:
+            shard_files = [(si, str(f[kind]), str(f["exact_rows" if kind == "exact" else "band_rows"]))
+                           for si, f in enumerate(files)]
+            tasks = [(shard_files, b, lo, hi, exclude, str(work / f"edges-{kind}-{b}-{r}.npy"))
+                     for b in range(n_bands) for r, (lo, hi) in enumerate(ranges)]
+            list(ctx.map(_dedup_edges, tasks, desc=desc))
+            e = [np.load(t[-1]) for t in tasks]
+            return (np.concatenate([x[0] for x in e]), np.concatenate([x[1] for x in e])) if e else (empty, empty)
+
+        # phase 2: exact duplicates (each run of equal keys: its first key survives), then near duplicates among
+        # the rest: connected components over the band edges, the smallest key of each survives
+        ex_root, ex_dup = edges("exact", 1, None, "dedup: exact") if params.exact else (empty, empty)
+        near_dup, near_root = empty, empty
+        if params.near:
+            exclude = work / "exact-duplicates.npy"
+            np.save(exclude, np.sort(ex_dup))
+            nodes, roots = component_roots(*edges("bands", bands, str(exclude), "dedup: near"))
+            moved = nodes != roots
+            near_dup, near_root = nodes[moved], roots[moved]
+        dup = np.concatenate([ex_dup, near_dup])
+        dup_status = np.concatenate([np.ones(len(ex_dup), np.int8), np.full(len(near_dup), 2, np.int8)])
+        dup_root = np.concatenate([ex_root, near_root])
         # ids of the survivors that absorbed a duplicate (memory: only those)
-        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        root_id = np.empty(n, dtype=object)
-        dup = np.flatnonzero(status > 0)
-        needed = np.unique(roots[dup])
-        id_of: dict[int, str] = {}
-        for si, s in enumerate(stems):
-            lo, hi = offsets[si], offsets[si + 1]
-            sel = needed[(needed >= lo) & (needed < hi)]
+        needed, root_counts = np.unique(dup_root, return_counts=True)
+        needed_ids: list[str] = []
+        shard_of_needed = needed >> np.uint64(ROW_BITS)
+        for si, f in enumerate(files):
+            sel = needed[shard_of_needed == si] & np.uint64((1 << ROW_BITS) - 1)
             if len(sel):
-                ids = np.load(work / f"ids-{s}.npy", mmap_mode="r")
-                id_of.update({int(g): str(ids[g - lo]) for g in sel})
-        root_id[dup] = [id_of[int(r)] for r in roots[dup]]
-        dup_counts = np.bincount(roots[dup], minlength=n) if n else np.zeros(0, dtype=np.int64)
-        tasks = [(p, ctx.out_dir, *(a[offsets[i]:offsets[i + 1]] for a in (status, root_id, dup_counts)))
-                 for i, p in enumerate(shards)]
+                ids = np.load(f["ids"], mmap_mode="r")
+                needed_ids.extend(str(ids[int(r)]) for r in sel)
+        root_ids: list[str] = [needed_ids[i] for i in np.searchsorted(needed, dup_root).tolist()]
+        shard_of_dup = dup >> np.uint64(ROW_BITS)
+        row_mask = np.uint64((1 << ROW_BITS) - 1)
+        tasks = []
+        for si, p in enumerate(shards):
+            d_sel = np.flatnonzero(shard_of_dup == si)
+            r_sel = np.flatnonzero(shard_of_needed == si)
+            tasks.append((p, ctx.out_dir, counts[si], (dup[d_sel] & row_mask).astype(np.int64), dup_status[d_sel],
+                          [root_ids[i] for i in d_sel], (needed[r_sel] & row_mask).astype(np.int64),
+                          root_counts[r_sel]))
         rep = merge(list(ctx.map(_dedup_write, tasks, desc="dedup: write")), 5)
         shutil.rmtree(work)
         write_samples(ctx.out_dir, rep.samples)
-        clusters = len(needed)
         meta = {"report": {"bands": bands, "rows": rows, "ngram": params.ngram, "threshold": params.threshold,
-                           "num_perm": params.num_perm, "exact_duplicates": int((status == 1).sum()),
-                           "near_duplicates": int((status == 2).sum()), "clusters": clusters}}
+                           "num_perm": params.num_perm, "exact_duplicates": len(ex_dup),
+                           "near_duplicates": len(near_dup), "clusters": len(needed)}}
         return result(rep, meta)
