@@ -21,6 +21,12 @@ import click
 @click.option("--workers", type=click.IntRange(min=1), default=min(os.cpu_count() or 1, 8), show_default=True,
               help="Processes for stages that split work by shard (default: CPU cores, at most 8, since each "
                    "process loads its own analyzers). Outputs do not depend on it.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
+              help="Where shard tasks run (default: the recipe's `executor:`, else local). ray: Ray core tasks on "
+                   "the cluster at --ray-address; outputs and keys are the same either way.")
+@click.option("--ray-address", metavar="ADDRESS", default=None, envvar="RAY_ADDRESS",
+              help="The Ray cluster to run on (auto, host:port, ray://host:10001); default $RAY_ADDRESS, else a "
+                   "Ray instance started on this machine.")
 @click.option("--set", "overrides", metavar="KEY=VALUE", multiple=True,
               help="Override a recipe value; VALUE is YAML. E.g. --set stages.filter.min_chars=20 "
                    "--set sources.0.max_docs=100. Repeatable.")
@@ -29,7 +35,8 @@ import click
 @click.option("--registry", metavar="MODULE:ATTR", default=None, hidden=True,
               help="Use another stage graph (a dict stage name -> class), e.g. for tests of custom stages.")
 def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str, ...], workers: int,
-        overrides: tuple[str, ...], verify: bool, registry: str | None) -> None:
+        executor: str | None, ray_address: str | None, overrides: tuple[str, ...], verify: bool,
+        registry: str | None) -> None:
     """Run the stages of a RECIPE (YAML), skipping every stage that is already done.
 
     Each stage writes to WORKDIR/<stage>/<key>/, where the key hashes the stage's code version, params and
@@ -44,10 +51,12 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
       klue run recipes/klue-tiny-cpu.yaml --until dedup         # curation only
       klue run recipes/klue-tiny-cpu.yaml --set sources.0.max_docs=1000 --workdir runs/smoke
       klue run recipes/klue-tiny-cpu.yaml --force vocab         # rebuild the vocabulary and what follows
+      klue run recipes/klue-tiny-cpu.yaml --executor ray --ray-address auto   # on a Ray cluster
       klue report runs/klue-tiny-cpu                            # then look at the funnel and results
     """
     from rich.console import Console
 
+    from pipeline.parallel import Executor
     from pipeline.recipe import RecipeError, load_recipe
     from pipeline.registry import RegistryError
     from pipeline.runner import Runner, StageFailed
@@ -62,14 +71,15 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
             raise RecipeError(f"--registry {registry}: {e}") from None
         rec = load_recipe(recipe, overrides, registry=reg, until=until)
         workdir = workdir or Path("runs") / rec.name
+        exe = Executor(executor or rec.executor, ray_address)  # type: ignore[arg-type]
         runner = Runner(rec, workdir, reg, until=until, force=force, workers=workers, verify=verify,
-                        console=console)
+                        console=console, executor=exe)
     except RecipeError as e:
         raise click.ClickException(str(e)) from None
     arms = rec.arms
     console.print(f"[bold]klue run[/] {rec.name}: {len(runner.stages)} stages ({runner.stages[0]} .. "
                   f"{runner.stages[-1]}), {len(arms)} arm{'s' if len(arms) > 1 else ''} "
-                  f"({', '.join(a.name for a in arms)}), workers={workers}, workdir {workdir}")
+                  f"({', '.join(a.name for a in arms)}), workers={workers}, executor {exe.kind}, workdir {workdir}")
     try:
         runner.run()
     except RecipeError as e:

@@ -1,21 +1,58 @@
-"""Order-preserving process pool. Work is split by shard, so results never depend on the worker count."""
+"""Order-preserving maps over shards: a local process pool, or Ray core tasks on a cluster. Work is split by
+shard and results come back in input order, so outputs never depend on the executor or the worker count."""
 
 from __future__ import annotations
 
+import collections
 import multiprocessing as mp
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from tqdm.auto import tqdm
 
+# Ray retries a task whose worker process or node died (its default for tasks is 3); an exception raised by the
+# task's own code is a bug or bad input and is not retried, so it fails the stage with its message.
+RAY_MAX_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Where `ordered_map` runs tasks. `local`: this machine's process pool. `ray`: Ray core tasks on the
+    cluster at `address` (`auto`, `host:port`, `ray://…`; None: $RAY_ADDRESS, else a Ray instance started
+    for this process). Not part of any stage key: outputs do not depend on it (the manifest records it)."""
+
+    kind: Literal["local", "ray"] = "local"
+    address: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        if self.kind == "local":
+            return {"kind": "local"}
+        import ray
+
+        return {"kind": "ray", "address": self.address or os.environ.get("RAY_ADDRESS") or "local instance",
+                "ray": ray.__version__, "nodes": sum(1 for n in ray.nodes() if n.get("Alive")) if ray.is_initialized()
+                else None}
+
+
+LOCAL = Executor()
+
 
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1, desc: str | None = None,
-                total: int | None = None) -> Iterator[Any]:
-    """Yield fn(item) for each item, in input order, computed on `workers` processes (1: in this process)."""
+                total: int | None = None, executor: Executor = LOCAL) -> Iterator[Any]:
+    """Yield fn(item) for each item, in input order, computed on `workers` processes (1: in this process),
+    or as Ray tasks on a cluster (`executor.kind == "ray"`; see `_ray_map`)."""
     items = list(items)
     total = len(items) if total is None else total
     bar = tqdm(total=total, desc=desc, unit="shard", disable=desc is None, leave=False)
     try:
+        if executor.kind == "ray":
+            for res in _ray_map(fn, items, executor, desc):
+                yield res
+                bar.update(1)
+            return
         if workers <= 1 or len(items) <= 1:
             for item in items:
                 yield fn(item)
@@ -30,3 +67,42 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1
                 bar.update(1)
     finally:
         bar.close()
+
+
+def ray_connect(executor: Executor) -> None:
+    """Connect this process (the driver) to the cluster once; quiet: no dashboard, worker logs not echoed."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=executor.address or os.environ.get("RAY_ADDRESS") or None, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False)
+
+
+_remote_cache: dict[Callable[..., Any], Any] = {}
+
+
+def _ray_map(fn: Callable[[Any], Any], items: list[Any], executor: Executor, desc: str | None) -> Iterator[Any]:
+    """fn over items as Ray tasks, results in input order. At most twice the cluster's CPUs are in flight (the
+    driver does not hold every shard's result at once); a task whose worker or node dies is retried by Ray.
+    One line per finished task on stderr when `desc` is set (a cluster's progress, readable in a log)."""
+    import ray
+
+    ray_connect(executor)
+    remote = _remote_cache.get(fn)
+    if remote is None:
+        remote = _remote_cache[fn] = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(fn)
+    window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    pending: collections.deque = collections.deque()
+    done = 0
+    for item in items:
+        pending.append(remote.remote(item))
+        if len(pending) >= window:
+            yield ray.get(pending.popleft())
+            done += 1
+            if desc:
+                print(f"{desc}: {done}/{len(items)} done", file=sys.stderr, flush=True)
+    while pending:
+        yield ray.get(pending.popleft())
+        done += 1
+        if desc:
+            print(f"{desc}: {done}/{len(items)} done", file=sys.stderr, flush=True)

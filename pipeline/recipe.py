@@ -27,7 +27,7 @@ import typing
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -62,6 +62,9 @@ class Recipe(BaseModel):
     sources: list[Any] = Field(default_factory=list, description="validated by the graph's Stage.sources_model")
     stages: dict[str, Any] = Field(default_factory=dict)
     variants: dict[Any, Any] = Field(default_factory=dict)
+    executor: Literal["local", "ray"] = Field(
+        "local", description="where shard tasks run: this machine's process pool, or Ray tasks on the cluster at "
+                             "--ray-address / $RAY_ADDRESS; outputs are the same, so it is in no key")
 
     _path: Path | None = PrivateAttr(default=None)
     _arms: list[Arm] = PrivateAttr(default_factory=list)

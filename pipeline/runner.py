@@ -38,6 +38,7 @@ from pipeline.manifest import (
     verify_files,
     write_manifest,
 )
+from pipeline.parallel import Executor
 from pipeline.recipe import Arm, Recipe, RecipeError, stage_class, without_input_paths
 from pipeline.stage import Stage, StageContext, StageInput, StageParams, StageResult
 from pipeline.stages import STAGES, StageRegistry
@@ -87,11 +88,12 @@ class Runner:
 
     def __init__(self, recipe: Recipe, workdir: str | Path, registry: StageRegistry | None = None, *,
                  until: str | None = None, force: Iterable[str] = (), workers: int = 1, verify: bool = False,
-                 console: Any = None):
+                 console: Any = None, executor: Executor | None = None):
         self.recipe = recipe
         self.workdir = Path(workdir)
         self.registry = registry or STAGES
         self.workers = max(1, int(workers))
+        self.executor = executor or Executor(recipe.executor)
         self.verify = verify
         self.console = console
         order = self.registry.names
@@ -172,7 +174,7 @@ class Runner:
             up = self.arm_stages[arm.name][dep]
             inputs[dep] = StageInput(dep, up.path, up.manifest)
         probe = StageContext(out_dir=self.workdir / name, params=params, inputs=inputs, recipe=arm.recipe,
-                             workers=self.workers, arm=dict(arm.values))
+                             workers=self.workers, arm=dict(arm.values), executor=self.executor)
         try:
             material = {
                 "stage": name,
@@ -219,7 +221,7 @@ class Runner:
         partial.mkdir(parents=True, exist_ok=True)
         _clean_resumed(partial)
         ctx = StageContext(out_dir=partial, params=params, inputs=inputs, recipe=arm.recipe,
-                           workers=self.workers, arm=dict(arm.values))
+                           workers=self.workers, arm=dict(arm.values), executor=self.executor)
         started = _now()
         try:
             result = stage.run(ctx)
@@ -250,6 +252,7 @@ class Runner:
             "meta": result.meta,
             "timings": {"started": started, "finished": _now(), "seconds": round(seconds, 3)},
             "workers": self.workers,
+            "executor": self.executor.describe(),
             **environment(),
         }
         write_manifest(partial, manifest)
@@ -303,6 +306,7 @@ class Runner:
             "until": self.until,
             "forced": sorted(self.forced),
             "workers": self.workers,
+            "executor": self.executor.describe(),
             "stages": self.stages,
             "arms": [
                 {

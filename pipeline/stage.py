@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, get_args, get_orig
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.parallel import ordered_map
+from pipeline.parallel import LOCAL, Executor, ordered_map
 
 
 class StageParams(BaseModel):
@@ -209,6 +209,7 @@ class StageContext(Generic[P]):
     recipe: RecipeView
     workers: int = 1
     arm: dict[str, str] = field(default_factory=dict)  # variant name -> value of the arm being run
+    executor: Executor = LOCAL  # the local pool, or Ray tasks on a cluster: never part of a key
 
     @property
     def seed(self) -> int:
@@ -216,12 +217,12 @@ class StageContext(Generic[P]):
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], desc: str | None = None,
             total: int | None = None) -> Iterator[Any]:
-        """Apply `fn` to `items` on `self.workers` processes, yielding results in input order.
+        """Apply `fn` to `items` on `self.workers` processes (or as Ray tasks), yielding results in input order.
 
         `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
-        number of workers. Shows a progress bar when `desc` is given.
+        number of workers or the executor. Shows a progress bar when `desc` is given.
         """
-        return ordered_map(fn, items, workers=self.workers, desc=desc, total=total)
+        return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor)
 
 
 def package_versions(*dists: str) -> dict[str, str]:

@@ -197,3 +197,11 @@ def test_a_relative_env_path_is_relative_to_the_shell_not_the_recipe(tmp_path, m
     monkeypatch.setenv("KLUE_TOY_DATA", str(tmp_path / "proj" / ".." / "shared" / "data"))
     again = load_recipe("recipes/r.yaml")
     assert [s.path for s in again.sources] == [s.path for s in r.sources]
+
+
+def test_executor_key_is_validated_and_reaches_every_arm(tmp_path):
+    assert load_recipe(TOY, registry=REG).executor == "local"
+    r = load_recipe(TOY, ["executor=ray"], registry=REG)
+    assert r.executor == "ray" and all(a.recipe.executor == "ray" for a in r.arms)
+    with pytest.raises(RecipeError, match=r"executor"):
+        load_recipe(TOY, ["executor=slurm"], registry=REG)
