@@ -325,6 +325,8 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
             _p("birth_labelled", rf"(?<={BIRTH_KEY}){_DATE}", 0.85),
             _p("birth_saeng", rf"(?<![0-9]){_DATE}(?=생(?!산|활|각|겨|명|성|존))", 0.85),
             _p("birth_year", r"(?<![0-9])(?:19|20)[0-9]{2}년생", 0.85),
-        ], [], min_run_digits=4),
+            # any date, when its label is near (a table column headed 생년월일, a form field on the line above)
+            _p("birth_context", rf"(?<![0-9]){_DATE}", 0.05),
+        ], ["생년월일", "출생", "생일", "DOB"], min_run_digits=4),
         R("AGE", "ko_age", [_p("age", AGE_RX, 0.6)], [], min_run_digits=1),
     ]
