@@ -229,6 +229,9 @@ def test_optional_types_are_off_by_default(det):
     assert found(opt, text) == {("DT_BIRTH", "1987년 3월 2일"), ("AGE", "만 34세"), ("POSTAL_CODE", "06236")}
     assert found(opt, "김민서 (1981년 6월 19일생)") == {("DT_BIRTH", "1981년 6월 19일")}
     assert found(opt, "이수정 (1972년생) 은 60대 후반") >= {("DT_BIRTH", "1972년생"), ("AGE", "60대 후반")}
+    table = "<table><tr><th>성명</th><th>생년월일</th></tr>\n<tr><td>김민수</td><td>1992.07.20</td></tr></table>"
+    assert ("DT_BIRTH", "1992.07.20") in found(opt, table)
+    assert ("DT_BIRTH", "1992.07.20") not in found(opt, "회의 1992.07.20 개최")  # a date with no birth label
     # not an age, a date of birth or a postal code: centuries, generations, plain dates, counts
     assert found(opt, "21세기 2030세대의 회의는 2024년 5월 12일, 참가자 12345명") == set()
     with pytest.raises(ValueError, match="unknown PII types"):
