@@ -216,12 +216,13 @@ class Runner:
                 _publish(partial, final, old)
                 return StageOutcome(name, key, final, "ran", time.monotonic() - t0, manifest)
 
-        if partial.exists() and (forced or not stage.resumable):
+        if partial.exists() and (forced or not (stage.resumable or stage.shard_resume)):
             shutil.rmtree(partial)
         partial.mkdir(parents=True, exist_ok=True)
         _clean_resumed(partial)
+        journal = partial / JOURNAL if stage.shard_resume else None
         ctx = StageContext(out_dir=partial, params=params, inputs=inputs, recipe=arm.recipe,
-                           workers=self.workers, arm=dict(arm.values), executor=self.executor)
+                           workers=self.workers, arm=dict(arm.values), executor=self.executor, journal=journal)
         started = _now()
         try:
             result = stage.run(ctx)
@@ -230,6 +231,8 @@ class Runner:
         seconds = time.monotonic() - t0
         if not isinstance(result, StageResult):
             raise self._fail(name, arm, key, f"run() returned {type(result).__name__}, expected StageResult")
+        if journal is not None:
+            shutil.rmtree(journal, ignore_errors=True)  # done: the output is what an uninterrupted run writes
         problems = result_problems(result)
         if problems:
             raise self._fail(name, arm, key, "document counts do not reconcile, output refused:\n  "
@@ -340,6 +343,9 @@ def _recover_swap(final: Path, partial: Path, old: Path, key: str) -> None:
             os.replace(old, final)
             return
     shutil.rmtree(old)
+
+
+JOURNAL = "_journal"  # a `shard_resume` stage's record of its finished tasks, inside its partial folder
 
 
 def _clean_resumed(partial: Path) -> None:

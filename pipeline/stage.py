@@ -210,6 +210,9 @@ class StageContext(Generic[P]):
     workers: int = 1
     arm: dict[str, str] = field(default_factory=dict)  # variant name -> value of the arm being run
     executor: Executor = LOCAL  # the local pool, or Ray tasks on a cluster: never part of a key
+    # for a `shard_resume` stage: where each finished task's result is recorded (see `map`)
+    journal: Path | None = None
+    _maps: int = field(default=0, repr=False, compare=False)
 
     @property
     def seed(self) -> int:
@@ -221,8 +224,40 @@ class StageContext(Generic[P]):
 
         `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
         number of workers or the executor. Shows a progress bar when `desc` is given.
+
+        With a `journal` (stages with `shard_resume`), each result is recorded as it arrives, and a rerun after
+        a kill takes the recorded results instead of running those tasks again: only the missing shards run.
+        Sound because a task writes its own outputs atomically before it returns, and the n-th `map` call of a
+        stage run gets the same items in the same order on every run (they derive from its inputs and params).
         """
-        return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor)
+        if self.journal is None:
+            return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor)
+        self._maps += 1
+        return _journaled_map(self, fn, list(items), self.journal / f"map-{self._maps:02d}", desc)
+
+
+def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list[Any], folder: Path,
+                   desc: str | None) -> Iterator[Any]:
+    """`ordered_map` over the items with no recorded result; recorded ones are read back in their place.
+
+    The records are pickles: written and read only by this pipeline, in the stage's own unpublished folder
+    (never data from outside), and gone once the stage is published."""
+    import pickle
+
+    from pipeline import io
+
+    folder.mkdir(parents=True, exist_ok=True)
+    done = {int(p.stem): p for p in folder.glob("*.pkl") if p.stem.isdigit() and not io.is_temp(p)}
+    todo = [i for i in range(len(items)) if i not in done]
+    computed = ordered_map(fn, [items[i] for i in todo], workers=ctx.workers, desc=desc, executor=ctx.executor)
+    for i in range(len(items)):
+        if i in done:
+            yield pickle.loads(done[i].read_bytes())  # noqa: S301 - our own record (see the docstring)
+            continue
+        res = next(computed)
+        with io.atomic_file(folder / f"{i:05d}.pkl", "wb") as f:
+            pickle.dump(res, f, protocol=pickle.HIGHEST_PROTOCOL)
+        yield res
 
 
 def package_versions(*dists: str) -> dict[str, str]:
@@ -245,6 +280,9 @@ class Stage(Generic[P]):
     inputs:        names of the upstream stages it reads (`ctx.inputs[name]`)
     params_model:  taken from `Stage[MyParams]`; its section of the recipe (`stages.<name>`)
     resumable:     the runner keeps a killed run's partial folder for `run` to continue
+    shard_resume:  the runner keeps a killed run's partial folder and gives `ctx.map` a journal: a rerun runs
+                   only the shard tasks whose result was not recorded (the stage's `run` must be re-entrant:
+                   outputs written by its tasks, atomically, and the rest rewritten at the end)
     sources_model: the model of the recipe's `sources:` entries, for the stage that reads them (collect);
                    the recipe validates `sources` with it and the sources become part of this stage's key.
                    It must have `name` and `path` fields.
@@ -260,6 +298,7 @@ class Stage(Generic[P]):
     inputs: ClassVar[tuple[str, ...]] = ()
     params_model: ClassVar[type[StageParams]] = StageParams
     resumable: ClassVar[bool] = False
+    shard_resume: ClassVar[bool] = False
     sources_model: ClassVar[type[BaseModel] | None] = None
     variant_field: ClassVar[str] = "enabled"
     input_paths: ClassVar[tuple[str, ...]] = ()

@@ -115,3 +115,24 @@ def test_a_task_error_fails_the_map_with_its_message(cluster):
 
     with pytest.raises(Exception, match="shard 3: malformed record"):
         list(ordered_map(bad_input, range(6), executor=Executor("ray", cluster.address)))
+
+
+def test_the_driver_killed_mid_stage_reruns_only_the_missing_shards_on_the_cluster(cluster, tmp_path):
+    """`kill -9` of the `klue run` driver while its filter stage's tasks run on the cluster, after two of four
+    results were recorded; the rerun on the cluster keeps those two shards' files (the very inodes), runs the
+    others, and writes the bytes of an uninterrupted local run."""
+    from test_runner import kill_when_paused, run_to_end
+    from testkit.toy import leftovers, stage_digests
+
+    run_to_end(tmp_path / "ref")
+    wd = tmp_path / "w"
+    on_ray = ("--executor", "ray", "--ray-address", cluster.address)
+    kill_when_paused(wd, {"KLUE_TOY_PAUSE": "filter:2"}, *on_ray)
+    partial = next(p for p in (wd / "filter").iterdir() if p.name.endswith(".partial"))
+    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.pkl")) == ["00000.pkl", "00001.pkl"]
+    kept = {n: (partial / n).stat().st_ino for n in ("shard-00000.jsonl", "shard-00001.jsonl")}
+    out = run_to_end(wd, *on_ray)
+    assert "executor ray" in out
+    final = wd / "arms" / "default" / "filter"
+    assert {n: (final / n).stat().st_ino for n in kept} == kept
+    assert stage_digests(wd) == stage_digests(tmp_path / "ref") and leftovers(wd) == []

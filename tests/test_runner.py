@@ -252,6 +252,25 @@ def test_kill9_then_resume_is_byte_identical(tmp_path, reference, pause, stage, 
 
 
 @pytest.mark.slow
+def test_kill9_mid_stage_then_rerun_runs_only_the_missing_shards(tmp_path, reference):
+    """Shard-level resume (`shard_resume`): the driver is killed after two of four filter tasks were recorded;
+    the rerun runs the other two only, keeps the finished shards' files, and writes the uninterrupted bytes."""
+    wd = tmp_path / "w"
+    log = tmp_path / "tasks.log"
+    kill_when_paused(wd, {"KLUE_TOY_PAUSE": "filter:2", "KLUE_TOY_TASK_LOG": str(log)})
+    partial = next(p for p in (wd / "filter").iterdir() if p.name.endswith(".partial"))
+    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.pkl")) == ["00000.pkl", "00001.pkl"]
+    kept = {n: (partial / n).stat().st_ino for n in ("shard-00000.jsonl", "shard-00001.jsonl")}
+    log.write_text("", encoding="utf-8")
+    run_to_end(wd, env={"KLUE_TOY_TASK_LOG": str(log)})
+    assert sorted(log.read_text(encoding="utf-8").split()) == ["shard-00002.jsonl", "shard-00003.jsonl"]
+    assert stage_digests(wd) == reference
+    final = wd / "arms" / "default" / "filter"
+    assert {n: (final / n).stat().st_ino for n in kept} == kept  # finished shards: the very files, not rewritten
+    assert not (final / "_journal").exists() and leftovers(wd) == []
+
+
+@pytest.mark.slow
 def test_kill9_in_the_middle_of_a_forced_swap(tmp_path, reference):
     wd = tmp_path / "w"
     run_to_end(wd)

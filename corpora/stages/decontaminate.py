@@ -111,6 +111,7 @@ class DecontaminateStage(Stage[DecontaminateParams]):
     name = "decontaminate"
     version = "1"
     inputs = ("dedup",)
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     input_paths = ("benchmarks.*.path",)
 
     def fingerprint(self, ctx: StageContext[DecontaminateParams]) -> dict[str, Any]:

@@ -110,6 +110,7 @@ class FilterStage(Stage[FilterParams]):
     name = "filter"
     version = "1"
     inputs = ("collect",)
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
     def fingerprint(self, ctx: StageContext[FilterParams]) -> dict[str, Any]:
         # sources' min_sentence_chars change this stage's output but are not part of its params

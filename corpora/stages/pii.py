@@ -125,6 +125,7 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     name = "pii"
     version = "2"  # 2: business-number surrogates follow the layout rules; optional types
     inputs = ("decontaminate", "pii_detect", "toxicity")
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "enabled"
 
     def run(self, ctx: StageContext[PiiReplaceParams]) -> StageResult:

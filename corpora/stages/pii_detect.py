@@ -101,6 +101,7 @@ class PiiDetectStage(Stage[PiiDetectParams]):
     name = "pii_detect"
     version = "2"  # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names
     inputs = ("decontaminate",)
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
     def run(self, ctx: StageContext[PiiDetectParams]) -> StageResult:
         p = ctx.params
