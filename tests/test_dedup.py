@@ -209,3 +209,43 @@ def test_dedup_params_validation():
     with pytest.raises(ValidationError, match="exceeds num_perm"):
         DedupParams(bands=20, rows=10, num_perm=128)
     assert DedupParams(bands=16, rows=8).band_rows() == (16, 8)
+
+
+def test_dedup_resumes_from_its_journal_after_a_kill_at_its_end(tmp_path, monkeypatch):
+    """Shard-level resume across dedup's phases: killed after its last phase (every task recorded, the phases'
+    files no longer needed by this run), the rerun runs no task, still finds every file a recorded task wrote,
+    and writes what an uninterrupted run writes."""
+    import shutil
+    import types as _types
+
+    import corpora.stages.dedup as stage
+    from pipeline.stage import StageContext, StageInput
+
+    up = write_shards(tmp_path / "in", [docs_of([BASE, OTHER], source="a"), docs_of([NEAR, FAR], start=10),
+                                        docs_of([BASE.upper(), OTHER], start=20)])
+    run_stage(DedupStage(), {}, "filter", up, tmp_path / "ref")
+    out = tmp_path / "out"
+    out.mkdir()
+    tasks: list[str] = []
+    real = {n: getattr(stage, n) for n in ("_dedup_signatures", "_dedup_edges", "_dedup_write")}
+    for name, fn in real.items():
+        monkeypatch.setattr(stage, name, lambda task, name=name, fn=fn: (tasks.append(name), fn(task))[1])
+
+    def killed(*args):
+        raise KeyboardInterrupt("the driver is killed")
+
+    def make_ctx() -> StageContext:
+        return StageContext(out_dir=out, params=DedupParams(), recipe=_types.SimpleNamespace(seed=42, sources=[]),
+                            inputs={"filter": StageInput("filter", up, {"meta": {}})}, journal=out / "_journal")
+
+    real_samples = stage.write_samples
+    monkeypatch.setattr(stage, "write_samples", killed)
+    with pytest.raises(KeyboardInterrupt):
+        DedupStage().run(make_ctx())
+    assert tasks.count("_dedup_signatures") == 3 and tasks.count("_dedup_write") == 3
+    tasks.clear()
+    monkeypatch.setattr(stage, "write_samples", real_samples)
+    DedupStage().run(make_ctx())
+    assert tasks == []  # every task of every phase was recorded
+    shutil.rmtree(out / "_journal")  # what the runner does once the stage is done
+    assert folder_bytes(out) == folder_bytes(tmp_path / "ref")

@@ -135,6 +135,7 @@ class DedupStage(Stage[DedupParams]):
     name = "dedup"
     version = "1"
     inputs = ("filter",)
+    shard_resume = True  # a rerun after a kill runs only the tasks of each phase that had not finished
 
     def run(self, ctx: StageContext[DedupParams]) -> StageResult:
         from corpora.dedup import ROW_BITS, component_roots, hash_ranges
@@ -143,8 +144,10 @@ class DedupStage(Stage[DedupParams]):
         shards = list_shards(ctx.inputs["filter"].path)
         bands, rows = params.band_rows()
         seed = params.seed if params.seed is not None else int(ctx.recipe.seed)
-        work = ctx.out_dir / "_work"
-        work.mkdir(exist_ok=True)
+        # under the runner's journal (shard-level resume), the phases' files live beside the task records until
+        # the stage is published, so a rerun after a kill finds every file a recorded task wrote
+        work = ctx.journal / "work" if ctx.journal is not None else ctx.out_dir / "_work"
+        work.mkdir(parents=True, exist_ok=True)
         counts = list(ctx.map(_dedup_signatures, [(p, work, params, bands, rows, seed) for p in shards],
                               desc="dedup: signatures"))
         files = [_files(work, shard_suffix(p)) for p in shards]
@@ -193,7 +196,8 @@ class DedupStage(Stage[DedupParams]):
                           [root_ids[i] for i in d_sel], (needed[r_sel] & row_mask).astype(np.int64),
                           root_counts[r_sel]))
         rep = merge(list(ctx.map(_dedup_write, tasks, desc="dedup: write")), 5)
-        shutil.rmtree(work)
+        if ctx.journal is None:
+            shutil.rmtree(work)
         write_samples(ctx.out_dir, rep.samples)
         meta = {"report": {"bands": bands, "rows": rows, "ngram": params.ngram, "threshold": params.threshold,
                            "num_perm": params.num_perm, "exact_duplicates": len(ex_dup),

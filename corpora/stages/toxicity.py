@@ -151,6 +151,7 @@ class ToxicityStage(Stage[ToxicityParams]):
     name = "toxicity"
     version = "1"
     inputs = ("decontaminate",)
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "action"  # `variants: {toxicity: [keep, drop]}`: the same scores, with and without the drop
     input_paths = ("model", "train_data", "background_data")
 

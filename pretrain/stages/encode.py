@@ -24,6 +24,7 @@ class EncodeStage(Stage[EncodeParams]):
     name = "encode"
     version = "1"
     inputs = ("pii", "vocab")
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
     def run(self, ctx: StageContext[EncodeParams]) -> StageResult:
         from corpora.shards import list_shards

@@ -190,6 +190,7 @@ class PretokenizeStage(Stage[PretokenizeParams]):
     name = "pretokenize"
     version = "1"
     inputs = ("pii",)
+    shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "analyzer"
 
     def fingerprint(self, ctx: StageContext[PretokenizeParams]) -> dict[str, Any]:
