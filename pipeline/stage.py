@@ -239,24 +239,20 @@ class StageContext(Generic[P]):
 def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list[Any], folder: Path,
                    desc: str | None) -> Iterator[Any]:
     """`ordered_map` over the items with no recorded result; recorded ones are read back in their place.
-
-    The records are pickles: written and read only by this pipeline, in the stage's own unpublished folder
-    (never data from outside), and gone once the stage is published."""
-    import pickle
-
-    from pipeline import io
+    Records are JSON (`pipeline.journal`), never pickles."""
+    from pipeline import io, journal
 
     folder.mkdir(parents=True, exist_ok=True)
-    done = {int(p.stem): p for p in folder.glob("*.pkl") if p.stem.isdigit() and not io.is_temp(p)}
+    done = {int(p.stem): p for p in folder.glob("*.json") if p.stem.isdigit() and not io.is_temp(p)}
     todo = [i for i in range(len(items)) if i not in done]
     computed = ordered_map(fn, [items[i] for i in todo], workers=ctx.workers, desc=desc, executor=ctx.executor)
     for i in range(len(items)):
         if i in done:
-            yield pickle.loads(done[i].read_bytes())  # noqa: S301 - our own record (see the docstring)
+            yield journal.loads(done[i].read_text(encoding="utf-8"), where=str(done[i]))
             continue
         res = next(computed)
-        with io.atomic_file(folder / f"{i:05d}.pkl", "wb") as f:
-            pickle.dump(res, f, protocol=pickle.HIGHEST_PROTOCOL)
+        with io.atomic_file(folder / f"{i:05d}.json") as f:
+            f.write(journal.dumps(res))
         yield res
 
 

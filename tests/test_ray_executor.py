@@ -129,7 +129,7 @@ def test_the_driver_killed_mid_stage_reruns_only_the_missing_shards_on_the_clust
     on_ray = ("--executor", "ray", "--ray-address", cluster.address)
     kill_when_paused(wd, {"KLUE_TOY_PAUSE": "filter:2"}, *on_ray)
     partial = next(p for p in (wd / "filter").iterdir() if p.name.endswith(".partial"))
-    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.pkl")) == ["00000.pkl", "00001.pkl"]
+    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.json")) == ["00000.json", "00001.json"]
     kept = {n: (partial / n).stat().st_ino for n in ("shard-00000.jsonl", "shard-00001.jsonl")}
     out = run_to_end(wd, *on_ray)
     assert "executor ray" in out

@@ -259,7 +259,7 @@ def test_kill9_mid_stage_then_rerun_runs_only_the_missing_shards(tmp_path, refer
     log = tmp_path / "tasks.log"
     kill_when_paused(wd, {"KLUE_TOY_PAUSE": "filter:2", "KLUE_TOY_TASK_LOG": str(log)})
     partial = next(p for p in (wd / "filter").iterdir() if p.name.endswith(".partial"))
-    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.pkl")) == ["00000.pkl", "00001.pkl"]
+    assert sorted(p.name for p in (partial / "_journal" / "map-01").glob("*.json")) == ["00000.json", "00001.json"]
     kept = {n: (partial / n).stat().st_ino for n in ("shard-00000.jsonl", "shard-00001.jsonl")}
     log.write_text("", encoding="utf-8")
     run_to_end(wd, env={"KLUE_TOY_TASK_LOG": str(log)})
