@@ -411,29 +411,37 @@ def test_teacher_forcing_draw_follows_the_seed(task, tiny, tokenizer):
 
 
 def test_the_generator_can_fit_one_batch(task, tiny, tokenizer):
-    """A learning check: 70 Adam steps on one batch bring the loss down (from 6.3 to under 1) and the gates to
-    gold, beyond the share of "none" gates a constant guess would get."""
+    """A learning check: 150 Adam steps on one batch bring the loss down (from ~6.5 to ~0.1) and the gates that are
+    not "none" to gold, which a constant "none" guess would never get.
+
+    Dropout is switched off and the step is small (3e-3) so that the check does not ride on a chaotic curve: at
+    lr 1e-2 with dropout, 2 of 6 seeds ended with every gate "none" and CI failed on one of them. Measured over
+    seeds 0-13 with these settings: final loss 0.06-0.13, non-none gates right 0.8-1.0."""
     torch.manual_seed(0)
     model = task.build_model(tiny, tokenizer, random_init=False)
     model.head_config = replace(model.head_config, teacher_forcing=1.0)  # always the gold previous token
+    for m in model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.0
     batch = _batch(task, tokenizer, n=4)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     model.train()
     first = None
-    for _ in range(70):
+    for _ in range(150):
         loss = model(**batch).loss
         first = first if first is not None else loss.item()
         opt.zero_grad()
         loss.backward()
         opt.step()
-    # a fifth, not less: at this learning rate the end of the curve is chaotic and was seen to move with the tests
-    # that ran before this one in the same process (0.18 alone, 0.70 after others)
-    assert loss.item() < first / 5
+    assert loss.item() < first / 20
     model.eval()
     gates, _ = model.generate(batch["input_ids"], batch["attention_mask"])
-    none_share = (batch["gating_ids"] == 0).float().mean()
-    accuracy = (gates == batch["gating_ids"]).float().mean()
-    assert accuracy > none_share + 0.02, (accuracy, none_share)
+    gold = batch["gating_ids"]
+    slot_filled = gold != 0
+    assert int(slot_filled.sum()) >= 5
+    filled_right = (gates[slot_filled] == gold[slot_filled]).float().mean()
+    assert filled_right >= 0.5, filled_right
+    assert (gates == gold).float().mean() > (gold == 0).float().mean()
 
 
 def test_safetensors_round_trip_gives_identical_predictions(task, tiny, tokenizer, tmp_path):
