@@ -78,6 +78,26 @@ def same_bytes(a: Path, b: Path) -> bool:
         filecmp.cmp(a / n, b / n, shallow=False) for n in names)
 
 
+def ray_vs_local(inp: Path, tmp: Path, workers: int, repeat: int) -> dict:
+    """The dedup stage on `inp`'s shards, local pool vs Ray with the same `workers` (best of `repeat`,
+    alternating), and whether the two wrote the same bytes. Starts a local Ray instance with `workers` CPUs if
+    this process has none (its start is not timed)."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    best: dict[str, tuple[float, float, dict]] = {}
+    for r in range(repeat):
+        for kind in ("local", "ray"):
+            res = run_dedup(inp, tmp / f"{kind}-{r}", workers, Executor(kind))
+            if kind not in best or res[0] < best[kind][0]:
+                best[kind] = res
+    rep = best["local"][2]
+    return {"local_s": best["local"][0], "ray_s": best["ray"][0], "ratio": best["ray"][0] / best["local"][0],
+            "same_bytes": same_bytes(tmp / "local-0", tmp / "ray-0"),
+            "duplicates": rep["exact_duplicates"] + rep["near_duplicates"]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=5.0)
@@ -98,22 +118,14 @@ def main() -> None:
             sample = build_sample(data, args.mb * scale, Path(tmp) / f"s{scale}")
             inp = Path(tmp) / f"in{scale}"
             n = with_duplicates(Path(tmp) / f"s{scale}" / "shards", inp, args.dups)
-            best: dict[str, tuple[float, float, dict]] = {}
-            for r in range(args.repeat):
-                for kind in ("local", "ray"):
-                    res = run_dedup(inp, Path(tmp) / f"out{scale}-{kind}-{r}", args.workers, Executor(kind))
-                    if kind not in best or res[0] < best[kind][0]:
-                        best[kind] = res
+            cmp = ray_vs_local(inp, Path(tmp) / f"out{scale}", args.workers, args.repeat)
             _, peak, _ = run_dedup(inp, Path(tmp) / f"out{scale}-mem", args.workers, Executor("ray"), trace=True)
-            same = same_bytes(Path(tmp) / f"out{scale}-local-0", Path(tmp) / f"out{scale}-ray-0")
-            rows.append((scale, n, sample["bytes"] / 1e6, best, peak, same))
+            rows.append((scale, n, sample["bytes"] / 1e6, cmp, peak))
     print(f"\n{'input':>6}{'docs':>9}{'MB':>7}{'duplicates':>12}{'local s':>9}{'ray s':>8}{'ray/local':>11}"
           f"{'driver peak MB':>16}{'same bytes':>12}")
-    for scale, n, mb, best, peak, same in rows:
-        rep = best["local"][2]
-        dups = rep["exact_duplicates"] + rep["near_duplicates"]
-        print(f"{scale:>5}x{n:>9}{mb:>7.1f}{dups:>12}{best['local'][0]:>9.2f}{best['ray'][0]:>8.2f}"
-              f"{best['ray'][0] / best['local'][0]:>11.2f}{peak:>16.1f}{same!s:>12}")
+    for scale, n, mb, cmp, peak in rows:
+        print(f"{scale:>5}x{n:>9}{mb:>7.1f}{cmp['duplicates']:>12}{cmp['local_s']:>9.2f}{cmp['ray_s']:>8.2f}"
+              f"{cmp['ratio']:>11.2f}{peak:>16.1f}{cmp['same_bytes']!s:>12}")
     print(f"load average at end {os.getloadavg()[0]:.2f}")
     ray.shutdown()
 

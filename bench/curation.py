@@ -1,7 +1,14 @@
 """Curation speed and memory: our filters, filter stage and dedup against datatrove 0.10.1 on the same input.
 
 Run:  KLUE_DATA_DIR=../shared/data python bench/curation.py [--mb 5] [--scales 1 4] [--kor-mb 0.4] [--repeat 2]
-Needs the `bench` extra: datatrove 0.10.1 and kiwipiepy 0.21.0 (see below).
+      [--only dedup] [--ray-workers 2]
+Needs the `bench` extra: datatrove 0.10.1 and kiwipiepy 0.21.0 (see below), and the `ray` extra for the
+executor comparison.
+
+The dedup stage also gets a table across scales: the peak RSS of its global step alone (see
+`_global_step_hook`), which the range-partitioned design keeps in step with the duplicates rather than the
+corpus, and its time on the Ray executor against the local pool with the same number of workers
+(`bench/cluster.py`'s `ray_vs_local`; both write the same bytes, which the table checks).
 
 Input: a sample of ${KLUE_DATA_DIR}/corpus (kowiki sections 60 %, NSMC reviews 40 %, by UTF-8 bytes) of
 `--mb` MB at each scale (1x, 4x). Every measurement runs in its own subprocess on one core (workers=1), so
@@ -179,14 +186,14 @@ def child(kind: str, data: Path) -> dict:
         if kind == "ours-decontaminate":  # the index build (all seven KLUE dev files) is part of the time
             params = stage.params_model(benchmarks=[{"path": str(p)} for p in klue_dev_files()])
         with tempfile.TemporaryDirectory() as out:
-            ctx = StageContext(out_dir=Path(out), params=params,
+            ctx = (_global_step_context() if kind == "ours-dedup" else StageContext)(out_dir=Path(out), params=params,
                                inputs={inp: StageInput(inp, data / "shards", {"meta": {}})},
                                recipe=types.SimpleNamespace(seed=42, sources=[]), workers=1)
             t = time.perf_counter()
             res = stage.run(ctx)
             dt = time.perf_counter() - t
         return {"seconds": dt, "docs": res.funnel.docs_in, "kept": res.funnel.docs_kept,
-                "dropped": dict(res.funnel.dropped)}
+                "dropped": dict(res.funnel.dropped), **_GLOBAL_STEP}
     if kind.startswith("dt-filter:") or kind == "dt-chain":
         from datatrove.data import Document
 
@@ -232,6 +239,43 @@ def child(kind: str, data: Path) -> dict:
             LocalPipelineExecutor(pipeline=pipe, tasks=1, workers=1, logging_dir=tmp).run()
         return _datatrove_minhash(data, "kor_Hang")
     raise SystemExit(f"unknown measurement {kind}")
+
+
+_GLOBAL_STEP: dict[str, float] = {}
+
+
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise KeyError(field)
+
+
+def _global_step_hook(desc: str | None) -> None:
+    """Brackets dedup's global step (edges of every band and hash range, connected components, the survivors'
+    ids) between its first `ctx.map` ("dedup: exact") and its last ("dedup: write"). With workers=1 its tasks
+    run in this process, so the peak RSS in between is the global step's: Linux resets VmHWM to the current
+    RSS when "5" is written to /proc/self/clear_refs (proc(5)); the peak before the reset is kept for the
+    whole-stage figure."""
+    if desc == "dedup: exact":
+        _GLOBAL_STEP["peak_before_reset_mb"] = _status_mb("VmHWM")
+        _GLOBAL_STEP["global_start_rss_mb"] = _status_mb("VmRSS")
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    elif desc == "dedup: write":
+        _GLOBAL_STEP["global_peak_rss_mb"] = _status_mb("VmHWM")
+
+
+def _global_step_context():
+    from pipeline.stage import StageContext
+
+    class GlobalStepContext(StageContext):
+        def map(self, fn, items, desc=None, total=None):
+            _global_step_hook(desc)
+            return super().map(fn, items, desc=desc, total=total)
+
+    return GlobalStepContext
 
 
 def _passes(r) -> bool:
@@ -337,12 +381,15 @@ def main() -> None:
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--kor-mb", type=float, default=0.4, help="sample size for datatrove's slow kor_Hang path")
     ap.add_argument("--repeat", type=int, default=2, help="alternating runs per row; the fastest is kept")
+    ap.add_argument("--only", choices=["dedup"], help="only the dedup rows (and the Ray comparison)")
+    ap.add_argument("--ray-workers", type=int, default=2,
+                    help="dedup on the Ray executor vs the local pool with this many workers (0: skip)")
     ap.add_argument("--child")
     ap.add_argument("--data", type=Path)
     args = ap.parse_args()
     if args.child:
         res = child(args.child, args.data)
-        res["peak_rss_mb"] = _peak_rss_mb()
+        res["peak_rss_mb"] = max(_peak_rss_mb(), res.pop("peak_before_reset_mb", 0.0))
         print(json.dumps(res, ensure_ascii=False))
         return
     data_dir = Path(os.environ.get("KLUE_DATA_DIR", ROOT.parent / "shared" / "data"))
@@ -361,6 +408,8 @@ def main() -> None:
     print(f"datatrove {ver('datatrove')}, kiwipiepy {ver('kiwipiepy')}, kiwipiepy_model {ver('kiwipiepy_model')}; "
           f"{os.cpu_count()} cores, load average {load0[0]:.2f} at start; one core per measurement; "
           f"best of {args.repeat} alternating runs; ratio = ours MB/s / datatrove MB/s")
+    rows = [r for r in ROWS if args.only is None or r[1] == "ours-dedup"]
+    ray_rows: dict[int, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         results: dict[int, dict[str, dict]] = {}
         sizes = {}
@@ -368,7 +417,7 @@ def main() -> None:
             d = Path(tmp) / f"x{scale}"
             sizes[scale] = build_sample(data_dir, args.mb * scale, d)
             results[scale] = {}
-            for _, ours, theirs, _k in ROWS:
+            for _, ours, theirs, _k in rows:
                 runs: dict[str, list[dict]] = {k: [] for k in (ours, theirs) if k}
                 for _ in range(args.repeat if scale == args.scales[0] else 1):  # larger scales: for RSS
                     for kind in runs:
@@ -376,10 +425,16 @@ def main() -> None:
                 for kind, rs in runs.items():
                     results[scale][kind] = best(rs)
                     print(f"  x{scale} {kind}: {results[scale][kind]}", file=sys.stderr, flush=True)
+            if args.ray_workers:
+                from bench.cluster import ray_vs_local
+
+                ray_rows[scale] = ray_vs_local(d / "shards", Path(tmp) / f"ray{scale}", args.ray_workers,
+                                               args.repeat if scale == args.scales[0] else 1)
+                print(f"  x{scale} ray vs local: {ray_rows[scale]}", file=sys.stderr, flush=True)
         dk, d1 = Path(tmp) / "kor", Path(tmp) / f"x{args.scales[0]}"
         sizes["kor"] = build_sample(data_dir, args.kor_mb, dk)
         kor: dict[str, dict] = {}
-        for _, ours, _t, theirs in ROWS:  # ours again on the same sample, alternating with datatrove kor_Hang
+        for _, ours, _t, theirs in rows:  # ours again on the same sample, alternating with datatrove kor_Hang
             if theirs:
                 d, size = (d1, sizes[args.scales[0]]) if theirs in KOR_ON_FIRST_SCALE else (dk, sizes["kor"])
                 runs = {ours: [], theirs: []}
@@ -390,8 +445,9 @@ def main() -> None:
                     kor[kind] = {**best(rs), "mb": size["bytes"] / 1e6}
                     print(f"  kor {kind}: {kor[kind]}", file=sys.stderr, flush=True)
         kor["after-filter"] = measure("dtk-minhash-after-filter", dk)
-    _table(results, sizes, args.scales)
-    _kor_table(kor, sizes["kor"])
+    _table(results, sizes, args.scales, rows)
+    _dedup_table(results, sizes, args.scales, ray_rows, args.ray_workers)
+    _kor_table(kor, sizes["kor"], rows)
     load1 = os.getloadavg()
     print(f"\nload average at end {load1[0]:.2f} (1 min), {load1[1]:.2f} (5 min); bench took "
           f"{time.perf_counter() - t0:.0f}s")
@@ -411,7 +467,7 @@ def _fmt(x: float | None, spec: str = ".2f") -> str:
     return format(x, spec) if x is not None else "err"
 
 
-def _table(results: dict, sizes: dict, scales: list[int]) -> None:
+def _table(results: dict, sizes: dict, scales: list[int], rows: list) -> None:
     for scale in scales:
         mb = sizes[scale]["bytes"] / 1e6
         print(f"\n### {scale}x input: {sizes[scale]['docs']:,} docs, {mb:.1f} MB (UTF-8), one core; "
@@ -419,7 +475,7 @@ def _table(results: dict, sizes: dict, scales: list[int]) -> None:
         print("| component | ours docs/s | ours MB/s | datatrove eojeol MB/s | ours/datatrove | ours peak RSS MB |"
               " datatrove peak RSS MB |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for label, ours, theirs, _k in ROWS:
+        for label, ours, theirs, _k in rows:
             o = results[scale][ours]
             t = results[scale].get(theirs, {}) if theirs else {}
             docs = f"{o['docs'] / o['seconds']:,.0f}" if "seconds" in o else o.get("error", "err")
@@ -428,7 +484,7 @@ def _table(results: dict, sizes: dict, scales: list[int]) -> None:
             rss_t = f"{t['peak_rss_mb']:.0f}" if "peak_rss_mb" in t else "-"
             print(f"| {label} | {docs} | {_fmt(ro)} | {_fmt(rt) if theirs else '-'} | {ratio} | "
                   f"{o.get('peak_rss_mb', 0):.0f} | {rss_t} |")
-        fs = results[scale]["ours-filter-stage"]
+        fs = results[scale].get("ours-filter-stage", {})
         if "dropped" in fs:
             print(f"\nfilter stage funnel: kept {fs['kept']:,} of {fs['docs']:,}; dropped {fs['dropped']}")
         dd, dt = results[scale]["ours-dedup"], results[scale].get("dt-minhash", {})
@@ -436,7 +492,27 @@ def _table(results: dict, sizes: dict, scales: list[int]) -> None:
             print(f"dedup kept: ours {dd['kept']:,} (of the unfiltered input), datatrove {dt.get('kept', '?')}")
 
 
-def _kor_table(kor: dict, size: dict) -> None:
+def _dedup_table(results: dict, sizes: dict, scales: list[int], ray_rows: dict, workers: int) -> None:
+    """The dedup stage across scales: its global step's peak RSS (it should follow the duplicates, not the
+    corpus) and the Ray executor's time against the local pool's (issue goal: ray/local <= 1.3)."""
+    print(f"\n### dedup across scales: global step peak RSS (one core, in-process), and the Ray executor vs the "
+          f"local pool, {workers} workers each (best of the runs; Ray's start not timed)")
+    print("| input | docs | MB | exact + near duplicates | global step peak RSS MB | above its start MB | "
+          "whole stage peak RSS MB | local s | ray s | ray/local | same bytes |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for scale in scales:
+        o = results[scale]["ours-dedup"]
+        r = ray_rows.get(scale, {})
+        g = o.get("global_peak_rss_mb")
+        above = g - o["global_start_rss_mb"] if g is not None else None
+        ray = (f"{r['local_s']:.2f} | {r['ray_s']:.2f} | {r['ratio']:.2f} | {r['same_bytes']}" if r
+               else "- | - | - | -")
+        print(f"| {scale}x | {sizes[scale]['docs']:,} | {sizes[scale]['bytes'] / 1e6:.1f} | "
+              f"{r.get('duplicates', '-')} | {_fmt(g, '.0f')} | {_fmt(above, '.1f')} | "
+              f"{o.get('peak_rss_mb', 0):.0f} | {ray} |")
+
+
+def _kor_table(kor: dict, size: dict, rows: list) -> None:
     load = kor.get("dtk-chain", {}).get("kiwi_load_s")
     print(f"\n### datatrove's real Korean path (language='kor_Hang', Kiwi words), one core: filters on a "
           f"{size['bytes'] / 1e6:.2f} MB sample ({size['docs']:,} docs, same mix), MinHash on the first-scale "
@@ -445,7 +521,7 @@ def _kor_table(kor: dict, size: dict) -> None:
     print("| component | sample MB | datatrove kor_Hang docs/s | datatrove kor_Hang MB/s | ours MB/s | "
           "ours/datatrove | datatrove peak RSS MB | ours peak RSS MB | note |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    for label, ours, _t, theirs in ROWS:
+    for label, ours, _t, theirs in rows:
         if not theirs:
             continue
         t, o = kor[theirs], kor[ours]

@@ -4,11 +4,13 @@ shard and results come back in input order, so outputs never depend on the execu
 from __future__ import annotations
 
 import collections
+import functools
 import multiprocessing as mp
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from tqdm.auto import tqdm
@@ -69,6 +71,56 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1
         bar.close()
 
 
+PROJECT_PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune")
+OUTPUT_EXTRAS = ("ja",)  # extras whose packages change stage outputs (language packs), checked with the core
+
+
+@functools.cache
+def environment() -> dict[str, str]:
+    """What must be the same on every node for a task's output not to depend on where it ran: Python, a digest
+    of this project's files (code and shipped data), and the installed versions of its dependencies and Ray."""
+    import hashlib
+    import platform
+    import re
+    from importlib import metadata
+
+    h = hashlib.sha256()
+    base = Path(__file__).resolve().parent.parent  # the project's packages sit side by side (checkout or wheel)
+    for pkg in PROJECT_PACKAGES:
+        root = base / pkg
+        for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(f"{pkg}/{f.relative_to(root).as_posix()}\0".encode())
+            h.update(f.read_bytes())
+    # a PEP 508 requirement starts with the distribution's name
+    names = {re.match(r"[A-Za-z0-9._-]+", r)[0] for r in metadata.requires("klue-pipeline") or []  # type: ignore[index]
+             if "extra ==" not in r or any(f'extra == "{x}"' in r for x in OUTPUT_EXTRAS)}
+    from pipeline.stage import package_versions
+
+    return {"python": platform.python_version(), "klue-pipeline files": h.hexdigest()[:16],
+            **package_versions(*sorted(names | {"ray"}))}
+
+
+class ClusterMismatch(RuntimeError):
+    """A Ray worker's environment differs from the driver's (see `environment`)."""
+
+
+def _checked_call(fn: Callable[[Any], Any], item: Any, expected: dict[str, str]) -> Any:
+    """Runs `fn(item)` in a Ray worker after checking that the worker's environment is the driver's: a node
+    with another numpy, MeCab dictionary or edit of this project would silently write other bytes. Checked in
+    every task (cached per worker process), so nodes that join the cluster later are checked too."""
+    got = environment()
+    diff = {k: (got.get(k, "missing"), v) for k, v in expected.items() if got.get(k, "missing") != v}
+    if diff:
+        import ray
+
+        node = ray.util.get_node_ip_address()
+        what = "; ".join(f"{k} {there} there, {here} on the driver" for k, (there, here) in sorted(diff.items()))
+        raise ClusterMismatch(f"Ray node {node} differs from the driver: {what}. Outputs would depend on where a "
+                              "task ran; install the same versions (and the same checkout) on every node "
+                              "(docs/ray.md)")
+    return fn(item)
+
+
 def ray_connect(executor: Executor) -> None:
     """Connect this process (the driver) to the cluster once; quiet: no dashboard, worker logs not echoed."""
     import ray
@@ -78,7 +130,7 @@ def ray_connect(executor: Executor) -> None:
                  log_to_driver=False, configure_logging=False)
 
 
-_remote_cache: dict[Callable[..., Any], Any] = {}
+_remote_checked: Any = None  # `_checked_call` as a Ray remote function, made once per driver
 
 
 def _ray_map(fn: Callable[[Any], Any], items: list[Any], executor: Executor, desc: str | None) -> Iterator[Any]:
@@ -88,14 +140,15 @@ def _ray_map(fn: Callable[[Any], Any], items: list[Any], executor: Executor, des
     import ray
 
     ray_connect(executor)
-    remote = _remote_cache.get(fn)
-    if remote is None:
-        remote = _remote_cache[fn] = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(fn)
+    global _remote_checked
+    if _remote_checked is None:
+        _remote_checked = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_checked_call)
+    expected = ray.put(environment())
     window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
     pending: collections.deque = collections.deque()
     done = 0
     for item in items:
-        pending.append(remote.remote(item))
+        pending.append(_remote_checked.remote(fn, item, expected))
         if len(pending) >= window:
             yield ray.get(pending.popleft())
             done += 1

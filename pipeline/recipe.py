@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from pipeline.registry import RegistryError
 from pipeline.stage import Stage, StageParams
@@ -62,9 +62,20 @@ class Recipe(BaseModel):
     sources: list[Any] = Field(default_factory=list, description="validated by the graph's Stage.sources_model")
     stages: dict[str, Any] = Field(default_factory=dict)
     variants: dict[Any, Any] = Field(default_factory=dict)
+    language: str = Field(
+        "ko", description="ISO 639-1 code of the corpus's language (a module of corpora/lang); every stage with a "
+                          "`language` param takes it, so a new language is this one key")
     executor: Literal["local", "ray"] = Field(
         "local", description="where shard tasks run: this machine's process pool, or Ray tasks on the cluster at "
                              "--ray-address / $RAY_ADDRESS; outputs are the same, so it is in no key")
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, v: str) -> str:
+        from corpora.lang import get_language
+
+        get_language(v)  # a RegistryError (ValueError) that lists the known codes
+        return v
 
     _path: Path | None = PrivateAttr(default=None)
     _arms: list[Arm] = PrivateAttr(default_factory=list)
@@ -87,6 +98,7 @@ class Recipe(BaseModel):
         return {
             "name": self.name,
             "seed": self.seed,
+            "language": self.language,
             "sources": [s.model_dump(mode="json") for s in self.sources],
             "stages": {k: v.model_dump(mode="json") for k, v in self.stages.items()},
             "variants": {display_value(k): [display_value(x) for x in v] if isinstance(v, list) else _display_keys(v)
@@ -295,6 +307,8 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
             needed |= {p.split(".", 1)[0] for p in updates}
     needed_ordered = [s for s in order if s in needed]
 
+    for name in needed_ordered:
+        _take_language(stage_class(registry, name, where), stages_raw, name, recipe.language, where)
     params = {}
     for name in needed_ordered:
         cls = stage_class(registry, name, where)
@@ -408,6 +422,19 @@ def _accepts(annotation: Any, kind: type) -> bool:
     if annotation is kind or annotation is Any:
         return True
     return any(_accepts(a, kind) for a in typing.get_args(annotation) if not isinstance(a, (str, int, float)))
+
+
+def _take_language(cls: type[Stage[Any]], stages_raw: dict[str, Any], name: str, language: str, where: str) -> None:
+    """A stage whose params have a `language` field gets the recipe's `language:`; naming another one in the
+    stage is an error rather than a silent mix (one corpus, one language: the filters, the decontamination
+    n-grams and the analyzer must agree)."""
+    if "language" not in cls.params_model.model_fields:
+        return
+    own = (stages_raw.get(name) or {}).get("language", language)
+    if own != language:
+        raise RecipeError(f"{where}: stages.{name}.language: {own!r} differs from the recipe's language "
+                          f"{language!r}; set `language:` at the top of the recipe instead")
+    stages_raw[name] = {**(stages_raw.get(name) or {}), "language": language}
 
 
 def _validate_params(model: type[StageParams], data: dict[str, Any], where: str, prefix: str,

@@ -117,6 +117,24 @@ def test_a_task_error_fails_the_map_with_its_message(cluster):
         list(ordered_map(bad_input, range(6), executor=Executor("ray", cluster.address)))
 
 
+def test_a_worker_with_other_versions_than_the_driver_fails_the_map_naming_them(cluster, tmp_path, monkeypatch):
+    """Every task first compares its worker's environment (Python, this project's files, dependency versions)
+    with the driver's: here the driver claims another numpy, as a node with another install would have."""
+    from pipeline import parallel
+    from pipeline.parallel import ClusterMismatch
+    from testkit.ray_tasks import slow_square
+
+    real = parallel.environment()
+    items = [(str(tmp_path), x, 0.0) for x in range(3)]
+    monkeypatch.setattr(parallel, "environment", lambda: {**real, "numpy": "0.0.1"})
+    pattern = rf"Ray node [\d.]+ differs from the driver: numpy {real['numpy']} there, 0.0.1 on the driver"
+    with pytest.raises(ClusterMismatch, match=pattern):
+        list(ordered_map(slow_square, items, executor=Executor("ray", cluster.address)))
+    assert not list(tmp_path.iterdir())  # checked before the task's own code ran
+    monkeypatch.undo()
+    assert [r[0] for r in ordered_map(slow_square, items, executor=Executor("ray", cluster.address))] == [0, 1, 4]
+
+
 def test_the_driver_killed_mid_stage_reruns_only_the_missing_shards_on_the_cluster(cluster, tmp_path):
     """`kill -9` of the `klue run` driver while its filter stage's tasks run on the cluster, after two of four
     results were recorded; the rerun on the cluster keeps those two shards' files (the very inodes), runs the

@@ -205,3 +205,31 @@ def test_executor_key_is_validated_and_reaches_every_arm(tmp_path):
     assert r.executor == "ray" and all(a.recipe.executor == "ray" for a in r.arms)
     with pytest.raises(RecipeError, match=r"executor"):
         load_recipe(TOY, ["executor=slurm"], registry=REG)
+
+
+E2E = Path(__file__).resolve().parent / "fixtures" / "e2e" / "recipe.yaml"
+
+
+def _languages(recipe) -> dict[str, str]:
+    return {n: p.language for n, p in recipe.stages.items() if "language" in type(p).model_fields}
+
+
+def test_the_recipe_language_reaches_every_stage_with_a_language_param(monkeypatch):
+    monkeypatch.setenv("KLUE_E2E_DIR", str(E2E.parent))
+    ko = load_recipe(E2E, until="pii")
+    assert ko.language == "ko" and ko.snapshot()["language"] == "ko"
+    assert _languages(ko) == {"filter": "ko", "decontaminate": "ko", "toxicity": "ko"}
+    ja = load_recipe(E2E, ["language=ja"], until="pii")
+    assert _languages(ja) == {"filter": "ja", "decontaminate": "ja", "toxicity": "ja"}
+    assert [_languages(a.recipe) for a in ja.arms] == [_languages(ja)] * 2  # both arms of `pii: [on, off]`
+    # the language is part of every such stage's params, hence of its key; the others are untouched
+    assert ja.stages["filter"] != ko.stages["filter"] and ja.stages["dedup"] == ko.stages["dedup"]
+
+
+def test_a_stage_language_other_than_the_recipes_is_an_error(monkeypatch):
+    monkeypatch.setenv("KLUE_E2E_DIR", str(E2E.parent))
+    with pytest.raises(RecipeError, match=r"stages\.filter\.language: 'ko' differs from the recipe's language "
+                                          r"'ja'; set `language:` at the top of the recipe instead"):
+        load_recipe(E2E, ["language=ja", "stages.filter.language=ko"], until="filter")
+    with pytest.raises(RecipeError, match=r"language: .*'xx'.*ko"):
+        load_recipe(E2E, ["language=xx"], until="filter")

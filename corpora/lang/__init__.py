@@ -8,7 +8,8 @@ from __future__ import annotations
 from corpora.lang.base import Language
 from pipeline.registry import Registry
 
-LANGUAGES: Registry[Language] = Registry("language", {"ko": "corpora.lang.ko:KOREAN"})
+LANGUAGES: Registry[Language] = Registry("language", {"ko": "corpora.lang.ko:KOREAN",
+                                                     "ja": "corpora.lang.ja:JAPANESE"})
 
 
 def get_language(code: str) -> Language:

@@ -28,6 +28,9 @@ class Language:
     boilerplate_patterns: ClassVar[Sequence[re.Pattern[str]]] = ()
     # Gopher stop-word check: function words of the language (see `stop_word_hits`)
     stop_words: ClassVar[tuple[str, ...]] = ()
+    # True when `split_words` gives the text's whitespace tokens (then the text itself stands for its words in
+    # the regex passes of the Gopher quality filter); False for a language without spaces between words
+    whitespace_words: ClassVar[bool] = True
     # default thresholds of the filter stage (keys of corpora.filters.params.Thresholds)
     default_thresholds: ClassVar[dict[str, Any]] = {}
 
