@@ -3,7 +3,10 @@
 The format is detected from the KLUE file layouts (or given): NLI json (premise, hypothesis), STS json
 (sentence1, sentence2), YNAT json (title), RE json (sentence), NER tsv (character-per-line -> sentences),
 DP tsv (word forms -> sentences), SQuAD/KorQuAD/KLUE-MRC json (context, question), WoS json (dialogue turns),
-and plain jsonl with a `text` field. A file that fits none is an error naming the file and what was found.
+and plain jsonl with a `text` field; JGLUE's files too (yahoojapan/JGLUE v1.3): JSTS and JNLI are JSON *lines*
+in a .json file (sentence1, sentence2), JCommonsenseQA JSON lines (question, choice0..4), JSQuAD SQuAD json
+whose contexts start with "<title> [SEP] " (the prefix is not text a model reads as the passage: dropped). A file
+that fits none is an error naming the file and what was found.
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-BenchmarkFormat = Literal["auto", "nli", "sts", "ynat", "re", "ner", "dp", "squad", "wos", "jsonl"]
+BenchmarkFormat = Literal["auto", "nli", "sts", "ynat", "re", "ner", "dp", "squad", "wos", "jsonl", "mcqa"]
 
 _JSON_FIELDS: dict[str, tuple[str, ...]] = {
     "nli": ("premise", "hypothesis"),
     "sts": ("sentence1", "sentence2"),
     "re": ("sentence",),
     "ynat": ("title",),
+    "mcqa": ("question", "choice0", "choice1", "choice2", "choice3", "choice4"),  # JCommonsenseQA
 }
 
 
@@ -70,8 +74,10 @@ def iter_texts(path: Path, fmt: str = "auto") -> Iterator[str]:
                         yield rec[k]
         elif fmt == "squad":
             for art in data["data"]:
+                prefix = f"{art.get('title', '')} [SEP] "  # JSQuAD's
                 for para in art.get("paragraphs", []):
-                    yield para["context"]
+                    ctx = para["context"]
+                    yield ctx[len(prefix):] if ctx.startswith(prefix) else ctx
                     for qa in para.get("qas", []):
                         yield qa["question"]
         elif fmt == "wos":
@@ -95,11 +101,22 @@ def _head_comments(path: Path, max_lines: int = 20) -> str:
 
 
 def _load_json(path: Path) -> Any:
+    """A JSON document, or the list of records of a JSON-lines file named .json (JGLUE's)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(text)
     except json.JSONDecodeError as e:
-        raise BenchmarkFormatError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from e
+        if not (e.msg == "Extra data" and e.lineno > 1):
+            raise BenchmarkFormatError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from e
+    records = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise BenchmarkFormatError(f"{path}:{i}: JSON lines, but this line is not JSON ({e.msg})") from e
+    return records
 
 
 def _records(path: Path, data: Any) -> list[dict[str, Any]]:

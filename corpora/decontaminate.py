@@ -1,7 +1,8 @@
 """Benchmark decontamination: find documents that share a word n-gram with an evaluation text.
 
-Words are `\\w+` runs (eojeols without their punctuation), NFKC-normalized and case-folded on both sides, so
-"흘렸다." in a document matches "흘렸다" in KLUE-DP and NFC text matches NFKC KLUE-NER. Benchmark texts give
+Words are the language's match words (`Language.match_words`), the same on both sides: for Korean `\\w+` runs
+(eojeols without their punctuation), NFKC-normalized and case-folded, so "흘렸다." in a document matches "흘렸다"
+in KLUE-DP and NFC text matches NFKC KLUE-NER; for Japanese, MeCab tokens. Benchmark texts give
 all their n-grams (default n = 13, as GPT-3 and Dolma); a text shorter than n gives itself as one k-gram
 when it has at least `min_words` words, and is skipped (counted) below that. N-gram hashes are xxhash word
 hashes combined by a vectorized polynomial rolling hash, looked up in a sorted numpy array with a bitmask of
@@ -10,8 +11,6 @@ the benchmarks each n-gram came from.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,35 +19,32 @@ import numpy as np
 import xxhash
 
 from corpora.dedup import _mix64
+from corpora.lang.base import Language
 
-_WORD = re.compile(r"\w+")
 _P = np.uint64(0x9E3779B97F4A7C15)
 _LEN_SALT = np.uint64(0xD6E8FEB86659FD93)
 _BITS_SIZE = 1 << 24
 _BITS_MASK = np.uint64(_BITS_SIZE - 1)
 
 
-def word_spans(text: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """(uint64 hashes of the normalized words, their character spans in `text`); word by word, so slower
-    than `word_hashes`: used only to locate the matches in a contaminated document."""
-    hashes: list[int] = []
-    spans: list[tuple[int, int]] = []
-    norm = unicodedata.normalize
+def word_spans(text: str, lang: Language | None = None) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """(uint64 hashes of the language's match words, their character spans in `text`); word by word, so
+    slower than `word_hashes`: used only to locate the matches in a contaminated document."""
+    pairs = (lang or _korean()).match_word_spans(text)
     h = xxhash.xxh3_64_intdigest
-    for m in _WORD.finditer(text):
-        w = m.group()
-        if not w.isascii():
-            w = norm("NFKC", w)
-        hashes.append(h(w.casefold().encode()))
-        spans.append(m.span())
-    return np.array(hashes, dtype=np.uint64), spans
+    return np.array([h(w.encode()) for w, _ in pairs], dtype=np.uint64), [span for _, span in pairs]
 
 
-def word_hashes(text: str) -> np.ndarray:
-    """Hashes of the normalized words; normalizes the whole text at once (C speed), so no spans."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+def word_hashes(text: str, lang: Language | None = None) -> np.ndarray:
+    """Hashes of the language's match words (`Language.match_words`: normalized, without punctuation)."""
     h = xxhash.xxh3_64_intdigest
-    return np.array([h(w.encode()) for w in words], dtype=np.uint64)
+    return np.array([h(w.encode()) for w in (lang or _korean()).match_words(text)], dtype=np.uint64)
+
+
+def _korean() -> Language:
+    from corpora.lang import get_language
+
+    return get_language("ko")
 
 
 def _rolling(words: np.ndarray, lengths: Iterable[int]) -> Iterable[tuple[int, np.ndarray]]:
@@ -81,7 +77,8 @@ class BenchmarkIndex:
     _bits: np.ndarray | None = None  # presence bitmap on the keys' low bits: a cheap pre-filter before the search
 
     @classmethod
-    def build(cls, benchmarks: Iterable[tuple[str, Iterable[str]]], n: int = 13, min_words: int = 8) -> BenchmarkIndex:
+    def build(cls, benchmarks: Iterable[tuple[str, Iterable[str]]], n: int = 13, min_words: int = 8,
+              lang: Language | None = None) -> BenchmarkIndex:
         idx = cls(n=n, min_words=min_words)
         all_keys: list[np.ndarray] = []
         all_owner: list[np.ndarray] = []
@@ -93,7 +90,7 @@ class BenchmarkIndex:
             st = {"texts": 0, "ngrams": 0, "short_whole": 0, "too_short": 0}
             for text in texts:
                 st["texts"] += 1
-                w = word_hashes(text)
+                w = word_hashes(text, lang)
                 k = len(w)
                 if k >= n:
                     m = n

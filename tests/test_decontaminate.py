@@ -184,3 +184,76 @@ def test_curation_chain_on_real_corpus(shared_data, tmp_path):
     assert planted.id not in {d.id for d in read_all(tmp_path / "decon")}
     assert c.meta["report"]["benchmarks"]["klue-nli-v1.1_dev"]["docs"] >= 1
     assert os.listdir(tmp_path / "decon").count("samples.jsonl") == 1
+
+
+# ---- Japanese: MeCab tokens as the words (language: ja) -------------------------------------------------------
+JA_CAPTION = "赤い服を着た女の子が公園のベンチに座って本を読んでいます。"  # a JSTS-style caption, written here
+JA_FILLER = "今日は朝から雨が降っていたので、午後は家で映画を見て過ごしました。"
+
+
+def test_japanese_benchmark_sentences_match_on_mecab_tokens():
+    pytest.importorskip("unidic_lite", reason="the `ja` extra is not installed (pip install -e '.[ja]')")
+    from corpora.lang import get_language
+
+    ja, ko = get_language("ja"), get_language("ko")
+    # as `\w+` runs the caption is one word (its only punctuation is the final 。): under min_words, never matched
+    assert ko.match_words(JA_CAPTION) == [JA_CAPTION[:-1]]
+    assert BenchmarkIndex.build([("jsts", [JA_CAPTION])], n=13, min_words=5).stats["jsts"]["too_short"] == 1
+    words = ja.match_words(JA_CAPTION)
+    assert words == ["赤い", "服", "を", "着", "た", "女の子", "が", "公園", "の", "ベンチ", "に", "座っ", "て", "本", "を",
+                     "読ん", "で", "い", "ます"]  # UniDic short units; the 。 is left out
+    idx = BenchmarkIndex.build([("jsts", [JA_CAPTION])], n=13, min_words=5, lang=ja)
+    assert idx.stats["jsts"] == {"texts": 1, "ngrams": len(words) - 12, "short_whole": 0, "too_short": 0}
+    doc = f"{JA_FILLER}\n{JA_CAPTION}\n{JA_FILLER}"
+    assert idx.benchmark_names(idx.matches(word_hashes(doc, ja))[0]) == ["jsts"]
+    assert idx.matches(word_hashes(JA_FILLER * 3, ja))[0] == 0
+    # full-width letters and case fold on both sides, as for Korean
+    assert ja.match_words("ＡＢＣ社の本") == ja.match_words("abc社の本")
+    # the spans locate the caption in the document, token by token
+    from corpora.decontaminate import word_spans
+
+    hashes, spans = word_spans(doc, ja)
+    assert list(hashes) == list(word_hashes(doc, ja))
+    (i, m), = idx.matches(hashes)[1][:1]
+    assert doc[spans[i][0]:spans[i + m - 1][1]] in JA_CAPTION
+
+
+def test_the_decontaminate_stage_with_language_ja_drops_a_planted_caption(tmp_path):
+    pytest.importorskip("unidic_lite", reason="the `ja` extra is not installed (pip install -e '.[ja]')")
+    bench = tmp_path / "jsts-valid.json"  # JSON lines in a .json file, as JGLUE ships them
+    bench.write_text("\n".join(json.dumps({"sentence_pair_id": str(i), "sentence1": s, "sentence2": JA_FILLER,
+                                           "label": 3.0}, ensure_ascii=False)
+                               for i, s in enumerate([JA_CAPTION, "犬が走っています。"])) + "\n", encoding="utf-8")
+    assert detect_format(bench) == "sts"
+    assert list(iter_texts(bench)) == [JA_CAPTION, JA_FILLER, "犬が走っています。", JA_FILLER]
+    clean = "駅前の新しいパン屋さんは、朝七時から開いていて、焼きたてのクロワッサンがとても人気です。"
+    up = write_shards(tmp_path / "dedup", [docs_of([f"{clean}\n{JA_CAPTION}", clean + "毎日通っています。"],
+                                                  source="web")])
+    res = run_stage(DecontaminateStage(), {"benchmarks": [{"path": str(bench)}], "language": "ja",
+                                           "mode": "sentences"}, "dedup", up, tmp_path / "out")
+    assert res.funnel.docs_in == 2 and res.funnel.docs_kept == 2  # one cut to its clean sentence
+    assert [d.text for d in read_all(tmp_path / "out")] == [clean, clean + "毎日通っています。"]
+    # JA_FILLER (the second sentence of both pairs) would match any document holding it: drop mode
+    res = run_stage(DecontaminateStage(), {"benchmarks": [{"path": str(bench)}], "language": "ja"}, "dedup",
+                    write_shards(tmp_path / "d2", [docs_of([f"前置き。{JA_FILLER}", clean], source="web")]),
+                    tmp_path / "out2")
+    assert dict(res.funnel.dropped) == {"contaminated": 1} and res.funnel.docs_kept == 1
+
+
+@pytest.mark.shared_data
+def test_jglue_files_are_read_in_their_own_formats(shared_data):
+    jglue = shared_data / "ja" / "jglue"
+    if not jglue.is_dir():
+        pytest.skip(f"the shared data has no JGLUE folder: {jglue}")
+    got = {}
+    for task, fmt in (("jsts", "sts"), ("jnli", "sts"), ("jcommonsenseqa", "mcqa"), ("jsquad", "squad")):
+        path = jglue / f"{task}-v1.3" / "valid-v1.3.json"
+        assert detect_format(path) == fmt, path
+        got[task] = list(iter_texts(path))
+    assert len(got["jsts"]) == 2 * 1457 and len(got["jnli"]) == 2 * 2434
+    assert len(got["jcommonsenseqa"]) == 6 * 1119
+    squad = json.loads((jglue / "jsquad-v1.3" / "valid-v1.3.json").read_text(encoding="utf-8"))
+    n_ctx = sum(len(a["paragraphs"]) for a in squad["data"])
+    assert (n_ctx, len(got["jsquad"]) - n_ctx) == (1145, 4442)
+    assert not any(" [SEP] " in t for t in got["jsquad"])  # the "<title> [SEP] " prefix is gone
+    assert squad["data"][0]["paragraphs"][0]["context"].endswith(got["jsquad"][0])

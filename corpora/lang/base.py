@@ -8,10 +8,12 @@ language is one new module (see `corpora.lang.ko`), not edits across filters, de
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 _NON_LETTER = re.compile(r"[\W\d_]+")
+_WORD = re.compile(r"\w+")
 
 
 class Language:
@@ -58,6 +60,21 @@ class Language:
 
     def split_sentences(self, text: str) -> list[str]:
         return [text[a:b] for a, b in self.sentence_spans(text)]
+
+    # ---- words for benchmark decontamination ----------------------------------------------------------
+    def match_words(self, text: str) -> list[str]:
+        """The words that benchmark n-grams are made of: NFKC-normalized and case-folded, without punctuation.
+        Default: `\\w+` runs of the whole text normalized at once (C speed), i.e. eojeols without their
+        punctuation, so "흘렸다." in a document matches "흘렸다" in KLUE-DP."""
+        return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+    def match_word_spans(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """`match_words` word by word, each with its span in `text` (slower: to locate a match)."""
+        out = []
+        for m in _WORD.finditer(text):
+            w = m.group()
+            out.append(((w if w.isascii() else unicodedata.normalize("NFKC", w)).casefold(), m.span()))
+        return out
 
     # ---- boilerplate and stop words ---------------------------------------------------------------
     def is_boilerplate_line(self, line: str) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -54,6 +55,7 @@ KANJI = "\u3005-\u3007\u3031-\u3035\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff
 JAPANESE_CHARS = HIRAGANA + KATAKANA + HALFWIDTH_KATAKANA + KANA_SUPPLEMENT + KANJI
 _NON_JAPANESE = re.compile(f"[^{JAPANESE_CHARS}]+")
 # Kana proper (not ー or the iteration marks, which say little alone): what tells Japanese from Chinese.
+_WORD_CHAR = re.compile(r"\w")
 _KANA = re.compile("[\u3041-\u3096\u30a1-\u30fa\uff66-\uff6f\uff71-\uff9d\U0001b000-\U0001b16f]")
 
 # ---- words --------------------------------------------------------------------------------------------------
@@ -339,6 +341,22 @@ class Japanese(Language):
                 for piece in _pieces(line):
                     words += parse(piece).split()
         return words
+
+    def match_words(self, text: str) -> list[str]:
+        """MeCab tokens of the NFKC-folded, case-folded text that hold a word character: a `\\w+` run is a whole
+        clause in Japanese (a JSTS caption is one or two of them), so n-grams of runs would never match."""
+        return [w for w in self.split_words(unicodedata.normalize("NFKC", text).casefold()) if _WORD_CHAR.search(w)]
+
+    def match_word_spans(self, text: str) -> list[tuple[str, tuple[int, int]]]:
+        """The tokens of `text` itself with their spans, each then folded as in `match_words`. The corpus is
+        NFKC already (`normalization_form`), so its tokens are those of `match_words`."""
+        out, pos = [], 0
+        for w in self.split_words(text):
+            a = text.index(w, pos)
+            pos = a + len(w)
+            if _WORD_CHAR.search(w):
+                out.append((unicodedata.normalize("NFKC", w).casefold(), (a, pos)))
+        return out
 
     def sentence_spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of each sentence, stripped (JAPANESE_SENTENCE_RULES)."""

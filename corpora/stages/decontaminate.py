@@ -69,7 +69,7 @@ def _decon_shard(task: tuple[Path, Path, Path, list[str], DecontaminateParams]) 
 
     def kept():
         for d in iter_docs(in_path):
-            mask, found = index.matches(word_hashes(d.text))
+            mask, found = index.matches(word_hashes(d.text, lang))
             if not mask:
                 rep.keep(d.source, len(d.text))
                 yield d
@@ -84,7 +84,7 @@ def _decon_shard(task: tuple[Path, Path, Path, list[str], DecontaminateParams]) 
                 yield Doc(d.id, d.text, d.source, meta_json(meta))
                 continue
             if params.mode == "sentences":
-                words, spans = word_spans(d.text)
+                words, spans = word_spans(d.text, lang)
                 found = index.matches(words)[1]
                 covered = [(spans[i][0], spans[i + m - 1][1]) for i, m in found]
                 sents = [(a, b) for a, b in lang.sentence_spans(d.text)
@@ -129,8 +129,10 @@ class DecontaminateStage(Stage[DecontaminateParams]):
         for b in params.benchmarks:
             if not b.resolved().is_file():
                 raise FileNotFoundError(f"decontaminate: benchmark {b.label()!r}: file not found: {b.resolved()}")
+        from corpora.lang import get_language
+
         index = BenchmarkIndex.build(((b.label(), iter_texts(b.resolved(), b.format)) for b in params.benchmarks),
-                                     n=params.n, min_words=params.min_words)
+                                     n=params.n, min_words=params.min_words, lang=get_language(params.language))
         work = ctx.out_dir / "_work"
         work.mkdir(exist_ok=True)
         index_path = work / "index.npz"
