@@ -82,14 +82,14 @@ def test_mecab_failures_are_quarantined_and_the_rest_written_whole(fixtures_dir,
     import tokenizer.mecab as m
     from tokenizer.train import CharStats, reserved_tokens, training_text
 
-    real = m.MecabKoAnalyzer.surfaces
+    real = m.MecabAnalyzer.surfaces
 
     def failing(self, eojeol):  # the real analyzer, made to fail on one word
         if "고장" in eojeol:
             raise m.MecabError(f"simulated: MeCab output does not reproduce {eojeol!r}")
         return real(self, eojeol)
 
-    monkeypatch.setattr(m.MecabKoAnalyzer, "surfaces", failing)
+    monkeypatch.setattr(m.MecabAnalyzer, "surfaces", failing)
     lines = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8").splitlines()
     docs = [Doc(doc_id("fx", "q", i), lines[i % len(lines)] + (" 고장났다" if i % 7 == 3 else ""),
                 "a" if i % 2 else "b", meta_json({"i": i})) for i in range(9000)]

@@ -18,8 +18,10 @@ import click
 @click.option("--max-texts", type=int, default=None, help="read at most N texts per file")
 @click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="write here, not stdout")
+@click.option("--language", default="ko", show_default=True,
+              help="the texts' language: its analyzer gives the morpheme boundaries (corpora/lang)")
 def tokenizer_report(tokenizer_dirs: tuple[str, ...], texts: tuple[str, ...], labels: tuple[str, ...],
-                     max_texts: int | None, fmt: str, output: str | None) -> None:
+                     max_texts: int | None, fmt: str, output: str | None, language: str) -> None:
     """Morpheme alignment, tokens per eojeol/char, UNK rate and vocabulary coverage of TOKENIZER_DIR...
 
     \b
@@ -37,7 +39,7 @@ def tokenizer_report(tokenizer_dirs: tuple[str, ...], texts: tuple[str, ...], la
             raise click.UsageError(f"{d}: no tokenizer_config.json (not a save_pretrained tokenizer folder)")
     names = labels or tokenizer_dirs
     try:
-        rep = report(dict(zip(names, tokenizer_dirs, strict=True)), list(texts), max_texts)
+        rep = report(dict(zip(names, tokenizer_dirs, strict=True)), list(texts), max_texts, language=language)
     except ValueError as e:
         raise click.ClickException(str(e)) from e
     out = json.dumps(rep, ensure_ascii=False, indent=1, sort_keys=True) + "\n" if fmt == "json" else to_markdown(rep)

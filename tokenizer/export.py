@@ -34,6 +34,8 @@ def build_backend(tv: TrainedVocab):
 
     vocab = tv.vocab
     model: models.Model
+    if tv.pre_tokenizer == "metaspace":
+        return _metaspace_backend(tv)
     if tv.algorithm == "wordpiece":
         model = models.WordPiece(vocab, unk_token="[UNK]", continuing_subword_prefix="##")
     elif tv.algorithm == "bpe":
@@ -57,6 +59,39 @@ def build_backend(tv: TrainedVocab):
     return tok
 
 
+def _metaspace_backend(tv: TrainedVocab):
+    """A language without spaces (`TrainedVocab.pre_tokenizer == "metaspace"`): the language's Unicode form, then
+    BertNormalizer's clean-up (control characters, whitespace to spaces; no CJK padding, no lower-casing); words
+    only at spaces, marked ▁ (Metaspace, `prepend_scheme="first"`: the first word too, as training saw it); BPE
+    with byte fallback, so no character is [UNK] and decode() gives the normalized text back exactly."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    from tokenizer.train import METASPACE
+
+    vocab = tv.vocab
+    tok = Tokenizer(models.BPE(vocab, tv.merges or [], unk_token="[UNK]", byte_fallback=True))
+    clean = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False,
+                                       lowercase=False)
+    forms = {"NFKC": normalizers.NFKC, "NFC": normalizers.NFC}
+    if tv.unicode_normalization not in (None, "none", *forms):
+        raise ValueError(f"unknown unicode_normalization {tv.unicode_normalization!r}")
+    norm = forms.get(tv.unicode_normalization or "")
+    tok.normalizer = normalizers.Sequence([norm(), clean]) if norm else clean
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=METASPACE, prepend_scheme="first", split=True)
+    tok.decoder = decoders.Sequence([decoders.ByteFallback(),
+                                     decoders.Metaspace(replacement=METASPACE, prepend_scheme="first", split=True)])
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:0 [SEP]:0",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
+    placeholders = tv.tokens[len(SPECIAL_TOKENS):tv.n_reserved]
+    if placeholders:
+        tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in placeholders])
+    return tok
+
+
 def export_tokenizer(tv: TrainedVocab, out_dir: Path, model_max_length: int = 512):
     """Write the tokenizer folder (`save_pretrained`) and return the transformers tokenizer object."""
     from transformers import BertTokenizerFast, PreTrainedTokenizerFast
@@ -64,7 +99,7 @@ def export_tokenizer(tv: TrainedVocab, out_dir: Path, model_max_length: int = 51
     backend = build_backend(tv)
     names = dict(cls_token="[CLS]", pad_token="[PAD]", sep_token="[SEP]", unk_token="[UNK]", mask_token="[MASK]")
     common = dict(model_max_length=model_max_length, model_input_names=list(MODEL_INPUT_NAMES), **names)
-    if tv.algorithm == "wordpiece":
+    if tv.algorithm == "wordpiece" and tv.pre_tokenizer == "bert":
         hf = BertTokenizerFast(tokenizer_object=backend, vocab=tv.vocab, do_lower_case=False,
                                tokenize_chinese_chars=True, strip_accents=False, **common)
     else:

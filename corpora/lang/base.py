@@ -76,6 +76,14 @@ class Language:
             out.append(((w if w.isascii() else unicodedata.normalize("NFKC", w)).casefold(), m.span()))
         return out
 
+    # ---- morphemes (pre-tokenization) ------------------------------------------------------------------
+    # the PyPI distribution of the MeCab dictionary `morphemes` uses (fingerprinted in the pretokenize key)
+    mecab_dictionary: ClassVar[str | None] = None
+
+    def morphemes(self, chunk: str) -> list[str]:  # pragma: no cover - abstract
+        """MeCab's surfaces of one whitespace-free `chunk`, in order; they concatenate to `chunk`."""
+        raise NotImplementedError(f"language {self.code!r} has no morphological analyzer")
+
     # ---- boilerplate and stop words ---------------------------------------------------------------
     def is_boilerplate_line(self, line: str) -> bool:
         return any(p.search(line) for p in self.boilerplate_patterns)

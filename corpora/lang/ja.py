@@ -342,6 +342,12 @@ class Japanese(Language):
                     words += parse(piece).split()
         return words
 
+    mecab_dictionary: ClassVar[str | None] = "unidic-lite"
+
+    def morphemes(self, chunk: str) -> list[str]:
+        """The MeCab tokens of `split_words` (UniDic short units): pre-tokenization's morphemes."""
+        return self.split_words(chunk)
+
     def match_words(self, text: str) -> list[str]:
         """MeCab tokens of the NFKC-folded, case-folded text that hold a word character: a `\\w+` run is a whole
         clause in Japanese (a JSTS caption is one or two of them), so n-grams of runs would never match."""

@@ -8,6 +8,9 @@ quantifier is bounded, so no pattern can backtrack catastrophically.
 Each recognizer also names a cheap `trigger` (a digit, '@', '://', ':'), used by the fast detector to scan only
 the parts of a document where a match can start (engine.py); presidio's own engine scans everything, which is
 what the benchmark compares against.
+
+The language-neutral recognizers (e-mail, URL, IP, card numbers) and the recognizer class live in `common.py`,
+shared with the Japanese pack; this module gives them their Korean context words and their place in the order.
 """
 
 from __future__ import annotations
@@ -15,23 +18,30 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
 
 from corpora.pii import validators as v
+from corpora.pii.common import (  # noqa: F401  (D, LB, LA, FLAGS, SURE, LIKELY, WEAK: re-exported)
+    FLAGS,
+    LA,
+    LB,
+    LIKELY,
+    SURE,
+    WEAK,
+    D,
+    PiiPatternRecognizer,
+    card_recognizer,
+    email_recognizer,
+    ip_recognizers,
+    pattern,
+    url_recognizer,
+)
 
 LANG = "ko"
-FLAGS = regex.DOTALL | regex.MULTILINE
 
-D = "[0-9]"
-LB = r"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-.])"  # not inside a longer number / alphanumeric code
-LA = r"(?![0-9])(?![-.][0-9])"
 SEP = r"[-. ]"  # one separator between digit groups
 # The separator of a resident-number-like pair (6 + 7 digits): a hyphen or dash, spaces allowed around it
 # (`900101 - 1234567`, typed or justified forms), or one space.
 HY = r"(?:[ ]{0,2}[-‐‑‒–−][ ]{0,2}|[ ])"
-
-# Score bands: >= 0.85 shape is near-unique; ~0.5 likely; <= 0.35 needs context (threshold 0.4 by default).
-SURE, LIKELY, WEAK = 0.85, 0.5, 0.3
 
 MOBILE = rf"(?:01[016789]{SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
 AREA = r"(?:02|0[3-6][1-5]|070|050[0-9]?|080)"
@@ -170,67 +180,18 @@ def _account(t: str) -> float:
     return -1.0
 
 
-def _ip4(t: str) -> float:
-    return -1.0 if v.ipv4_ok(t) else 0.0
+class KoPatternRecognizer(PiiPatternRecognizer):
+    """`PiiPatternRecognizer` for Korean (its language preset)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("language", LANG)
+        super().__init__(*args, **kwargs)
 
 
-def _ip6(t: str) -> float:
-    return -1.0 if v.ipv6_ok(t) else 0.0
+_p = pattern
 
 
-def _card(t: str) -> float:
-    return 0.0 if v.placeholder_digits(t) else (1.0 if v.luhn_ok(t) else WEAK)
-
-
-class KoPatternRecognizer(PatternRecognizer):
-    """A presidio PatternRecognizer plus a `rescore` hook (checksums) and a `trigger` for the fast scanner.
-
-    Presidio's validate_result can only keep (score 1.0) or discard; Korean identifiers need a third outcome,
-    "shape is right, checksum is not: keep with a low score", hence `rescore`.
-    """
-
-    def __init__(self, entity: str, name: str, patterns: list[Pattern], context: list[str],
-                 trigger: str = "digit", rescore: Callable[[str], float] | None = None,
-                 context_after: bool = False, negative_context: tuple[str, ...] = (),
-                 context_window: int | None = None, min_run_digits: int = 1, lead_chars: int = 3,
-                 negative_context_after: bool = False):
-        super().__init__(supported_entity=entity, name=name, supported_language=LANG, patterns=patterns,
-                         context=context, global_regex_flags=FLAGS)
-        self.trigger = trigger
-        self._rescore = rescore
-        self.context_after = context_after
-        self.negative_context = negative_context  # words on the same line before the match that demote it
-        self.context_window = context_window  # characters before the match searched for context words
-        # Fewest digits any match has in the run of digits/separators ([0-9 .()+:-]) where it starts: lets
-        # the fast scanner skip years and counts. Must hold for every pattern (the benchmark checks findings).
-        self.min_run_digits = min_run_digits
-        # Characters a match may start before its digit run (a region name: `경기북부 12-…`); the fast scanner
-        # widens its windows by this much.
-        self.lead_chars = lead_chars
-        for p in self.patterns:  # compile once, with the flags presidio will use
-            p.compiled_regex = regex.compile(p.regex, flags=FLAGS)
-            p.compiled_with_flags = FLAGS
-
-    def rescore(self, matched: str, score: float) -> float:
-        if self._rescore is None:
-            return score
-        s = self._rescore(matched)
-        return score if s < 0 else s
-
-    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):  # noqa: D102
-        out = []
-        for r in super().analyze(text, entities, nlp_artifacts, regex_flags):
-            r.score = self.rescore(text[r.start:r.end], r.score)
-            if r.score > 0:
-                out.append(r)
-        return out
-
-
-def _p(name: str, rx: str, score: float) -> Pattern:
-    return Pattern(name=name, regex=rx, score=score)
-
-
-def build_pattern_recognizers() -> list[KoPatternRecognizer]:
+def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
     """All Korean pattern recognizers, in a fixed order (the order only matters for ties; see resolve.py)."""
     R = KoPatternRecognizer
     return [
@@ -271,10 +232,7 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
             _p("passport_other", r"(?<![0-9A-Za-z])[A-Z]{1,2}[0-9]{7,8}(?![0-9A-Za-z])", 0.1),
             _p("passport_digits", LB + rf"{D}{{9}}" + LA, 0.1),
         ], ["여권"], min_run_digits=3),
-        R("CARD", "ko_card", [
-            _p("card16", LB + rf"{D}{{4}}[- ]?{D}{{4}}[- ]?{D}{{4}}[- ]?{D}{{4}}" + LA, 0.6),
-            _p("amex", LB + rf"3[47]{D}{{2}}[- ]?{D}{{6}}[- ]?{D}{{5}}" + LA, 0.6),
-        ], ["카드", "신용카드", "체크카드", "결제"], rescore=_card, min_run_digits=15),
+        card_recognizer(LANG, ["카드", "신용카드", "체크카드", "결제"]),
         R("ACCOUNT", "ko_account", [
             _p("account", LB + rf"{D}{{2,6}}-{D}{{2,6}}-{D}{{2,7}}(?:-{D}{{1,3}})?" + LA, 0.15),
             # internet banks print 12-14 bare digits; some write the groups with spaces: a bank word must be near
@@ -294,21 +252,9 @@ def build_pattern_recognizers() -> list[KoPatternRecognizer]:
             _p("plate", rf"(?<![0-9가-힣])(?:{PLATE_REGION}\s?)?{D}{{2,3}}[{PLATE_HANGUL}]\s?{D}{{4}}" + LA
                         + r"(?!\s?(?:억|만|천|원|명|개|건|년|대|회|주(?!차)|일|톤|km|kg))", 0.6)],
           ["차량", "번호판", "자동차", "차번호", "운반차량"], min_run_digits=2),
-        R("EMAIL", "ko_email", [
-            _p("email", r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}"
-                        r"(?:\.[A-Za-z0-9-]{1,63}){0,5}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])", 1.0)],
-          ["이메일", "메일", "email", "E-mail"], trigger="@"),
-        R("URL", "ko_url", [
-            _p("url", r"(?<![A-Za-z0-9])(?:(?:https?|ftp)://|www\.)[A-Za-z0-9\-._~:/?#@!$&'*+,;=%]{2,2000}"
-                      r"(?<![.,;:!?'])", 0.6)],
-          ["홈페이지", "사이트", "주소", "링크", "URL"], trigger="url"),
-        R("IP", "ko_ip", [
-            _p("ipv4", r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])(?!\.[0-9])", 0.6)],
-          ["IP", "아이피", "접속"], rescore=_ip4, min_run_digits=4),
-        R("IP", "ko_ipv6", [
-            _p("ipv6", r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,7}(?::|(?::[0-9A-Fa-f]{1,4}){1,7}|"
-                       r"[0-9A-Fa-f]{1,4})(?![0-9A-Fa-f:])", 0.6)],
-          ["IP", "아이피", "IPv6"], trigger="colon", rescore=_ip6),
+        email_recognizer(LANG, ["이메일", "메일", "email", "E-mail"]),
+        url_recognizer(LANG, ["홈페이지", "사이트", "주소", "링크", "URL"]),
+        *ip_recognizers(LANG, ["IP", "아이피", "접속"], ["IP", "아이피", "IPv6"]),
         R("ADDRESS", "ko_address", [
             _p("road", rf"(?<![가-힣]){ADMIN}(?:{EMD}{SP})?{ROAD}{SP}?{NUM}{DETAIL}{REF}", SURE),
             _p("lot", rf"(?<![가-힣]){ADMIN}(?:{EMD}{SP}){{1,2}}{NUM}{DETAIL}{REF}", SURE),

