@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class SourceSpec(BaseModel):
@@ -21,9 +21,13 @@ class SourceSpec(BaseModel):
     license: str = Field(default="unknown", description="licence string kept on every document")
     # text: what one document is
     unit: Literal["line", "block", "file"] = "line"
-    # jsonl / parquet / hf_dataset: the field holding the text; csv/tsv: columns joined with a newline
+    # jsonl / parquet / hf_dataset: the field holding the text; csv/tsv: columns joined with a newline.
+    # jsonl may name a nested field by a dotted path, `*` for every item of a list: `utterances.*.text`
+    # (a dialogue's turns), whose strings are joined with a newline.
     text_field: str = "text"
     text_columns: list[str] = Field(default_factory=lambda: ["text"])
+    columns: list[str] | None = Field(default=None, description="csv/tsv without a header row: the names of its "
+                                                                "columns (the first row is then data)")
     encoding: str = Field(default="utf-8", description="declared encoding, e.g. cp949 / euc-kr for legacy files")
     # KLUE's rule for web/news sources: split into sentences and keep those of at least N characters
     min_sentence_chars: int | None = Field(default=None, ge=1)
@@ -33,6 +37,14 @@ class SourceSpec(BaseModel):
     # csv / tsv: whether fields may be double-quoted (None: yes for csv; no for tsv, whose corpora often
     # carry bare quote characters inside text)
     quoted: bool | None = None
+
+    @model_validator(mode="after")
+    def _format_options(self) -> SourceSpec:
+        if "." in self.text_field and self.format != "jsonl":
+            raise ValueError(f"text_field {self.text_field!r}: a dotted path is for jsonl sources only")
+        if self.columns is not None and self.format not in ("csv", "tsv"):
+            raise ValueError("columns: only csv and tsv sources have columns to name")
+        return self
 
     @field_validator("encoding")
     @classmethod

@@ -248,3 +248,46 @@ def test_unknown_format_is_a_recipe_error_naming_the_source(tmp_path):
 def test_unusable_encodings_are_rejected_in_the_recipe(encoding, message):
     with pytest.raises(ValueError, match=message):
         SourceSpec(name="e", path="x.txt", format="text", encoding=encoding)
+
+
+# --- nested JSON and headerless TSV (the Japanese dialogue corpora's layouts) ---------------------------------
+
+
+def test_jsonl_dotted_text_field_joins_a_dialogues_turns_and_names_what_is_missing(tmp_path):
+    rows = [{"docid": {"id": 1}, "utterances": [{"name": "user", "text": "駐車場はありますか"},
+                                                {"name": "agent", "text": "はい、二十台分ございます"}]},
+            {"docid": {"id": 2}, "utterances": [{"name": "user", "txt": "x"}]},
+            {"docid": {"id": 3}, "utterances": "not a list"},
+            {"docid": {"id": 4}, "utterances": [{"text": 7}]}]
+    f = tmp_path / "d.jsonl"
+    f.write_bytes(_jsonl(rows))
+    spec = SourceSpec(name="d", path=str(f), format="jsonl", text_field="utterances.*.text")
+    got = [r for src in resolve_source(spec) for r in read_file(spec, src, ReadOptions())]
+    assert got[0].text == "駐車場はありますか\nはい、二十台分ございます"
+    assert [(b.reason, b.location, b.detail) for b in got[1:]] == [
+        ("missing_text", "line 2", "no field 'utterances[0].text'"),
+        ("missing_text", "line 3", "utterances is a JSON str, not a list"),
+        ("non_string_text", "line 4", "field 'utterances.*.text' is a JSON int, not a string")]
+    with pytest.raises(ValueError, match="a dotted path is for jsonl sources only"):
+        SourceSpec(name="p", path=str(f), format="parquet", text_field="a.b")
+
+
+def test_tsv_without_a_header_row_takes_named_columns(tmp_path):
+    f = tmp_path / "001.tsv"
+    f.write_text("customer\t宿を探しています\noperator\tどの地域をご希望ですか\n", encoding="utf-8")
+    spec = {"name": "asdc", "path": str(f), "format": "tsv", "columns": ["speaker", "utterance"],
+            "text_columns": ["utterance"], "meta_fields": ["speaker"]}
+    _, out = run_collect(tmp_path / "out", [spec])
+    docs = docs_of(out)
+    assert [d.text for d in docs] == ["宿を探しています", "どの地域をご希望ですか"]  # the first row is data
+    assert [d.meta_dict()["fields"] for d in docs] == [{"speaker": "customer"}, {"speaker": "operator"}]
+    with pytest.raises(ValueError, match="columns: only csv and tsv sources"):
+        SourceSpec(name="x", path=str(f), format="jsonl", columns=["a"])
+
+
+def test_a_shift_jis_file_with_crlf_line_ends_is_one_document(tmp_path):
+    text = "坊っちゃん\r\n\r\n親譲りの無鉄砲で小供の時から損ばかりしている。\r\n"
+    f = tmp_path / "752.txt"
+    f.write_bytes(text.encode("cp932"))
+    spec = {"name": "aozora", "path": str(f), "format": "text", "unit": "file", "encoding": "cp932"}
+    assert texts(spec, f) == ["坊っちゃん\n\n親譲りの無鉄砲で小供の時から損ばかりしている。\n"]  # CRLF -> LF, as a file

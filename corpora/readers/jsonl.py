@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, decode
 from corpora.readers.streams import StreamError, is_compressed, iter_lines, open_binary
@@ -38,9 +39,15 @@ def _record(spec: SourceSpec, number: int, data: bytes | None, size: int, head: 
     if not isinstance(obj, dict):
         return Bad("not_object", loc, f"a JSON {type(obj).__name__} where an object was expected", line)
     field = spec.text_field
-    if field not in obj:
+    if "." in field:
+        try:
+            text = _nested_text(obj, field.split("."))
+        except _NoPath as e:
+            return Bad("missing_text", loc, str(e), line)
+    elif field not in obj:
         return Bad("missing_text", loc, f"no field {field!r}; fields: {', '.join(sorted(obj))[:150]}", line)
-    text = obj[field]
+    else:
+        text = obj[field]
     if text is None:
         return Bad("null_text", loc, f"field {field!r} is null", line)
     if not isinstance(text, str):
@@ -48,6 +55,29 @@ def _record(spec: SourceSpec, number: int, data: bytes | None, size: int, head: 
                    line)
     fields = {k: obj[k] for k in spec.meta_fields if k in obj} if spec.meta_fields else None
     return Record(number, text, {"line": number}, fields)
+
+
+class _NoPath(LookupError):
+    """A step of a dotted `text_field` that the record lacks (its message names the step)."""
+
+
+def _nested_text(obj: Any, parts: list[str], at: str = "") -> Any:
+    """The strings at a dotted path (`*`: every item of a list) joined with a newline; a non-string leaf is
+    returned as it is (the caller names its type); a missing step raises `_NoPath`."""
+    head, rest = parts[0], parts[1:]
+    here = f"{at}.{head}" if at else head
+    if head == "*":
+        if not isinstance(obj, list):
+            raise _NoPath(f"{at or 'the record'} is a JSON {type(obj).__name__}, not a list")
+        vals = [_nested_text(x, rest, f"{at}[{i}]") if rest else x for i, x in enumerate(obj)]
+    else:
+        if not isinstance(obj, dict) or head not in obj:
+            raise _NoPath(f"no field {here!r}")
+        vals = [_nested_text(obj[head], rest, here) if rest else obj[head]]
+    for v in vals:
+        if not isinstance(v, str):
+            return v
+    return "\n".join(vals)
 
 
 def iter_text_records(path: str | Path, text_field: str = "text") -> Iterator[dict]:

@@ -1,4 +1,4 @@
-"""CSV and TSV: the first row is the header; `text_columns` are joined with a newline into the document.
+"""CSV and TSV: the first row is the header (or `columns:` names the columns of a file without one); `text_columns` are joined with a newline into the document.
 
 Lines are decoded with `surrogateescape` before the csv module sees them, so that a record with bad bytes is
 still parsed as one record (quoted newlines included) and then quarantined whole, by row number. A physical
@@ -44,6 +44,10 @@ def read_csv(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[R
         header: list[str] | None = None
         text_idx: list[int] = []
         field_idx: dict[str, int] = {}
+        if spec.columns is not None:  # a file without a header row: every row is data
+            header = list(spec.columns)
+            text_idx = _columns(spec, src, header, spec.text_columns)
+            field_idx = dict(zip(spec.meta_fields, _columns(spec, src, header, spec.meta_fields), strict=True))
         row_no = 0
         prev_end = 0
         while True:
@@ -96,5 +100,6 @@ def _columns(spec: SourceSpec, src: SourceFile, header: list[str], names: list[s
     missing = [c for c in names if c not in header]
     if missing:
         raise ValueError(f"source {spec.name!r}: {src.path}: header {header[:20]} lacks column(s) {missing} "
-                         "(set text_columns / meta_fields to names in the first row)")
+                         "(set text_columns / meta_fields to names in the first row, or name the columns of a file "
+                         "without a header row with `columns:`)")
     return [header.index(c) for c in names]
