@@ -4,6 +4,9 @@ Reference: KLUE-benchmark/KLUE-baseline, `klue_baseline/metrics/functional.py` (
 says where it matches that code and how it treats the edge cases that code leaves to scikit-learn/scipy/seqeval,
 so a score here can be compared with a published KLUE number, quirks included (each quirk is named where it
 is kept). All scores are ×100.
+
+The JGLUE metrics (JSTS Spearman, JSQuAD EM and character F1) are at the end, with their own sources: JGLUE
+(yahoojapan/JGLUE @ 6f071c0) scores with the transformers code it patches, not with code of its own.
 """
 
 from __future__ import annotations
@@ -11,11 +14,12 @@ from __future__ import annotations
 import math
 import re
 import string
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 import numpy as np
-from scipy.stats import pearsonr
+from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import auc, f1_score, precision_recall_curve
 
 STS_THRESHOLD = 3.0
@@ -336,3 +340,65 @@ def dst_scores(preds: Sequence[Sequence[str]], golds: Sequence[Sequence[str]]) -
         raise ValueError("DST scores of zero turns are undefined")
     return {"joint_goal_acc": wos_joint_goal_accuracy(preds, golds),
             "slot_micro_f1": wos_slot_micro_f1(preds, golds)}
+
+
+# ---- JGLUE ------------------------------------------------------------------------------------------------
+
+def spearman_r(preds: Sequence[float], labels: Sequence[float]) -> float:
+    """JSTS Spearman rank correlation ×100, which JGLUE reports beside Pearson (README "Baseline Scores":
+    Pearson/Spearman). JGLUE's `run_glue.py --metric_name stsb` scores with the HF `glue`/`stsb` metric, i.e.
+    `scipy.stats.spearmanr(preds, labels)[0]` (ties get average ranks). Undefined for a constant side, like
+    `pearson_r`: NaN (null in JSON)."""
+    p, t = np.asarray(preds, dtype=float), np.asarray(labels, dtype=float)
+    if len(p) < 2 or np.all(p == p[0]) or np.all(t == t[0]):
+        return math.nan
+    return float(spearmanr(p, t)[0] * 100.0)
+
+
+def jsquad_normalize(answer: str) -> str:
+    """JSQuAD answer normalisation: transformers' SQuAD `normalize_answer` as JGLUE patches it
+    (`fine-tuning/patch/transformers-4.9.2_jglue-1.3.0.patch`, `squad_metrics.py`), applied in the same order:
+    lower-case; punctuation kept (`remove_punc` returns its input); `remove_articles` becomes
+    `text.rstrip("。")`, so trailing ideographic full stops go and nothing else (not "." or "、", not a "。"
+    followed by a space, which the next step would only then expose); whitespace runs collapsed to one space and
+    the ends stripped (`" ".join(text.split())`)."""
+    return " ".join(answer.lower().rstrip("。").split())
+
+
+def jsquad_char_f1(pred: str, gold: str) -> float:
+    """JGLUE's character F1 of one prediction against one gold answer, in [0, 1] (the patched `compute_f1`):
+    both normalised, each turned into its list of characters (spaces included: they survive normalisation
+    between words), the overlap counted as a multiset (`Counter(gold) & Counter(pred)`, order ignored, so
+    "東京" and "京東" score 1). An empty side scores 1 if both are empty, else 0."""
+    g, p = list(jsquad_normalize(gold)), list(jsquad_normalize(pred))
+    if not g or not p:
+        return float(g == p)
+    same = sum((Counter(g) & Counter(p)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(p), same / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def jsquad_em_and_f1(pred: str, golds: Sequence[str]) -> tuple[float, float]:
+    """EM and character F1 of one question, each the max over its gold answers (`get_raw_scores`): the gold
+    answers whose normalised text is not empty, or the one answer "" when none is left (SQuAD's rule for
+    unanswerable questions; JSQuAD has none, so every question keeps its 2-3 answers). EM is
+    `jsquad_normalize(gold) == jsquad_normalize(pred)`."""
+    kept = [g for g in golds if jsquad_normalize(g)] or [""]
+    p = jsquad_normalize(pred)
+    em = max(float(jsquad_normalize(g) == p) for g in kept)
+    f1 = max(jsquad_char_f1(pred, g) for g in kept)
+    return em, f1
+
+
+def jsquad_scores(preds: Sequence[str], golds: Sequence[Sequence[str]]) -> dict[str, float]:
+    """JSQuAD `exact_match` and `f1` ×100: the mean over questions of `jsquad_em_and_f1` (`squad_evaluate` ->
+    `make_eval_dict`: 100 × sum / total). JGLUE's README prints the same numbers as fractions (0.871/0.941)."""
+    if len(preds) != len(golds):
+        raise ValueError(f"{len(preds)} predictions for {len(golds)} questions")
+    if not golds:
+        raise ValueError("JSQuAD scores of zero questions are undefined")
+    scores = [jsquad_em_and_f1(p, g) for p, g in zip(preds, golds, strict=True)]
+    return {"exact_match": float(np.mean([s[0] for s in scores]) * 100.0),
+            "f1": float(np.mean([s[1] for s in scores]) * 100.0)}

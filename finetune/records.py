@@ -115,6 +115,33 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     return out
 
 
+def read_records(path: Path) -> list[tuple[str, Any]]:
+    """(where, record) for every record of a data file that is either one JSON list or JSON lines, so task
+    readers name each record the same way whatever the layout: `"PATH: record I"` in a list (as
+    `Task.read_file` does for KLUE), `"PATH:LINE"` in JSON lines.
+
+    Why both: JGLUE's JSTS, JNLI and JCommonsenseQA files are JSON *lines* although they end in `.json`
+    (yahoojapan/JGLUE `datasets/*-v1.3/*.json`), while a converted copy may be a list. The first non-blank
+    character decides: `[` is a list, anything else is read line by line (a syntax error names the line). A
+    file without any record is a `DataError`: it is never a task with zero examples."""
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as f:
+            head = f.read(4096).lstrip()
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not UTF-8 text ({e})") from e
+    out: list[tuple[str, Any]]
+    if head.startswith("["):
+        out = [(f"{path}: record {i}", rec) for i, rec in enumerate(load_json_list(path))]
+    else:
+        out = [(f"{path}:{line}", rec) for line, rec in read_jsonl(path)]
+    if not out:
+        raise DataError(f"{path}: no records (expected a JSON list or one JSON object per line)")
+    return out
+
+
 @dataclass
 class TsvSentence:
     """One sentence of an official KLUE TSV file (NER, DP): its `## guid<TAB>text` header and its data rows,

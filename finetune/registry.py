@@ -10,6 +10,16 @@ at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the paper (arXiv 2105
 results. Each column sits beside the metric key it is compared with: the README's NER "entity F1" / "char F1"
 are KLUE-baseline's `entity_macro_f1` / `character_macro_f1`, and its DP "UAS" / "LAS" are the macro-F1
 variants `uas_macro_f1` / `las_macro_f1` (the ones `run_all.sh` selects checkpoints on).
+
+Two suites. `TASKS` is the KLUE suite: `klue finetune all`, `--task-list`, `--help` and the results tables
+(`finetune.results`) cover it. `JGLUE_TASKS` holds the four JGLUE tasks with a train or dev file (JSTS, JNLI,
+JSQuAD, JCommonsenseQA; MARC-ja is no longer distributed): they are fine-tuned and scored by name (`klue
+finetune jnli`, `klue score jsquad`), their data is another folder (`$KLUE_DATA_DIR/ja/jglue`), and they stay
+out of `all`, whose runs read one data folder. Their published columns are the dev-set table of the JGLUE README
+(github.com/yahoojapan/JGLUE, README.md at commit 6f071c09316baae89c3d083a90985b4b1cb9968c, the v1.3 release
+the shared data comes from), ×100 to match the metric keys here; XLM-R has no JSQuAD scores there
+("excluded from the JSQuAD evaluation"), so those cells are absent. Those numbers come from JGLUE's train
+files; the shared copy has none for JNLI and JSQuAD, so runs there use a dev split and are not comparable.
 """
 
 from __future__ import annotations
@@ -105,14 +115,70 @@ TASKS: dict[str, TaskEntry] = {
                 klue_roberta_small=91.22, klue_roberta_base=91.55, klue_roberta_large=92.11)))),
 }
 
-# Names users may type for a task: KLUE-baseline's task names and the HF `klue` config names.
+
+
+def _jglue(tohoku_base: float, tohoku_base_char: float, tohoku_large: float, nict_base: float,
+           waseda_base: float, waseda_large_s128: float, waseda_large_s512: float,
+           xlmr_base: float | None = None, xlmr_large: float | None = None) -> dict[str, float]:
+    """One column of the JGLUE README's dev-set table (×100), every value named by its model; XLM-R left out
+    where the README has "-" (JSQuAD). XLM-R keeps the KLUE table's model names: it is the same checkpoint."""
+    out = {"Tohoku BERT-base": tohoku_base, "Tohoku BERT-base (char)": tohoku_base_char,
+           "Tohoku BERT-large": tohoku_large, "NICT BERT-base": nict_base, "Waseda RoBERTa-base": waseda_base,
+           "Waseda RoBERTa-large (s128)": waseda_large_s128, "Waseda RoBERTa-large (s512)": waseda_large_s512}
+    for name, value in (("XLM-R-base", xlmr_base), ("XLM-R-large", xlmr_large)):
+        if value is not None:
+            out[name] = value
+    return out
+
+
+JGLUE_TASKS: dict[str, TaskEntry] = {
+    "jsts": TaskEntry(
+        "finetune.tasks.jsts:JstsTask", "Semantic textual similarity (JGLUE JSTS)", ("pearsonr", "spearmanr"),
+        "pearsonr",
+        columns=(
+            Column("pearsonr", "JSTS Pearson", _jglue(
+                tohoku_base=90.9, tohoku_base_char=89.3, tohoku_large=91.3, nict_base=91.0, waseda_base=91.3,
+                waseda_large_s128=93.0, waseda_large_s512=92.6, xlmr_base=87.7, xlmr_large=91.8)),
+            Column("spearmanr", "JSTS Spearman", _jglue(
+                tohoku_base=86.8, tohoku_base_char=85.1, tohoku_large=87.2, nict_base=87.1, waseda_base=87.3,
+                waseda_large_s128=89.6, waseda_large_s512=89.2, xlmr_base=83.1, xlmr_large=88.4)))),
+    "jnli": TaskEntry(
+        "finetune.tasks.jnli:JnliTask", "Natural language inference (JGLUE JNLI)", ("accuracy",), "accuracy",
+        columns=(Column("accuracy", "JNLI Acc", _jglue(
+            tohoku_base=90.6, tohoku_base_char=89.6, tohoku_large=90.5, nict_base=90.9, waseda_base=90.0,
+            waseda_large_s128=93.1, waseda_large_s512=93.4, xlmr_base=89.8, xlmr_large=92.4)),)),
+    "jsquad": TaskEntry(
+        "finetune.tasks.jsquad:JsquadTask", "Extractive QA, all answerable (JGLUE JSQuAD)", ("exact_match", "f1"),
+        "f1",
+        columns=(
+            Column("exact_match", "JSQuAD EM", _jglue(
+                tohoku_base=87.1, tohoku_base_char=86.4, tohoku_large=88.0, nict_base=89.7, waseda_base=86.4,
+                waseda_large_s128=88.4, waseda_large_s512=91.8)),
+            Column("f1", "JSQuAD F1", _jglue(
+                tohoku_base=94.1, tohoku_base_char=93.7, tohoku_large=94.6, nict_base=94.7, waseda_base=92.7,
+                waseda_large_s128=94.0, waseda_large_s512=96.3)))),
+    "jcommonsenseqa": TaskEntry(
+        "finetune.tasks.jcqa:JCommonsenseQaTask", "Commonsense QA, 5-way multiple choice (JGLUE JCommonsenseQA)",
+        ("accuracy",), "accuracy",
+        columns=(Column("accuracy", "JCQA Acc", _jglue(
+            tohoku_base=80.8, tohoku_base_char=71.8, tohoku_large=81.6, nict_base=82.3, waseda_base=84.0,
+            waseda_large_s128=90.7, waseda_large_s512=89.1, xlmr_base=68.7, xlmr_large=84.0)),)),
+}
+
+# Every task that can be named, and the suites they belong to.
+ALL_TASKS: dict[str, TaskEntry] = {**TASKS, **JGLUE_TASKS}
+SUITES: dict[str, dict[str, TaskEntry]] = {"klue": TASKS, "jglue": JGLUE_TASKS}
+
+# Names users may type for a task: KLUE-baseline's task names and the HF `klue` config names; `jcqa`, the usual
+# short form of JCommonsenseQA (the module is `finetune/tasks/jcqa.py`).
 ALIASES: dict[str, str] = {"tc": "ynat", "klue-sts": "sts", "klue-nli": "nli", "klue-ner": "ner", "klue-re": "re",
                            "klue-dp": "dp", "klue-mrc": "mrc", "wos": "dst",
-                           "klue-dst": "dst"}
+                           "klue-dst": "dst", "jcqa": "jcommonsenseqa"}
 
 
 # The lookup of the classes themselves: imported on first use.
-TASK_CLASSES: Registry[type[Task]] = Registry("task", {name: e.target for name, e in TASKS.items()}, aliases=ALIASES)
+TASK_CLASSES: Registry[type[Task]] = Registry("task", {name: e.target for name, e in ALL_TASKS.items()},
+                                              aliases=ALIASES)
 
 
 def resolve_name(name: str) -> str:
@@ -124,8 +190,8 @@ def task_class(name: str) -> type[Task]:
     return TASK_CLASSES.get(name)
 
 
-__all__ = ["ALIASES", "TASKS", "TASK_CLASSES", "Column", "RegistryError", "TaskEntry", "get_task", "resolve_name",
-           "task_class", "task_list_text"]
+__all__ = ["ALIASES", "ALL_TASKS", "JGLUE_TASKS", "SUITES", "TASKS", "TASK_CLASSES", "Column", "RegistryError",
+           "TaskEntry", "get_task", "resolve_name", "task_class", "task_list_text"]
 
 
 def get_task(name: str, data_dir: Path | None = None) -> Task:
@@ -133,14 +199,16 @@ def get_task(name: str, data_dir: Path | None = None) -> Task:
     `data_dir` lets tasks read label files shipped with the data (RE)."""
     key = resolve_name(name)
     task = task_class(key)(data_dir=data_dir)
-    task.entry = TASKS[key]
+    task.entry = ALL_TASKS[key]
     return task
 
 
-def task_list_text() -> str:
-    width = max(map(len, TASKS))
-    metric_width = max(len(", ".join(e.metrics)) for e in TASKS.values())
+def task_list_text(suite: str = "klue") -> str:
+    """One line per task of a suite ("klue", the default and `--task-list`'s, or "jglue")."""
+    tasks = SUITES[suite]
+    width = max(map(len, tasks))
+    metric_width = max(len(", ".join(e.metrics)) for e in tasks.values())
     return "\n".join(
         f"{name:<{width}}  {', '.join(e.metrics):<{metric_width}} (selects on {e.main_metric})  {e.title}"
-        for name, e in TASKS.items()
+        for name, e in tasks.items()
     )

@@ -51,13 +51,26 @@ class RunResult:
     n_train_features: int = 0
 
 
+def _token_lists(feature: dict[str, Any]) -> list[list[int]]:
+    """The token lists of a feature: one for most tasks, one per choice for multiple choice (JCommonsenseQA),
+    whose `input_ids` is a list of lists."""
+    ids = feature["input_ids"]
+    return list(ids) if ids and isinstance(ids[0], (list, tuple)) else [ids]
+
+
+def input_length(feature: dict[str, Any]) -> int:
+    """The padded length a feature needs: its token count, or for multiple choice its longest choice (the
+    collator pads every choice of a batch to that)."""
+    return max(len(t) for t in _token_lists(feature))
+
+
 def unk_rate(features: list[dict], tokenizer: Any) -> float:
     """Share of [UNK] among the non-special input tokens. A high rate means the tokenizer does not fit the text
     (e.g. a normalizer that splits Hangul into jamo), which no amount of fine-tuning fixes."""
     special = set(tokenizer.all_special_ids)
     total = unk = 0
     for f in features:
-        for t in f["input_ids"]:
+        for t in (t for ids in _token_lists(f) for t in ids):
             if t not in special or t == tokenizer.unk_token_id:
                 total += 1
                 unk += t == tokenizer.unk_token_id
@@ -105,7 +118,7 @@ def length_order(features: list[dict[str, Any]]) -> list[int]:
     """Feature indices by input length (stable): evaluation runs in this order, so each batch pads to about its
     own length instead of the longest of a random mix, and the outputs go back to feature order afterwards
     (`evaluate`). The model sees the same inputs; only the padding of its batches changes."""
-    return sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
+    return sorted(range(len(features)), key=lambda i: input_length(features[i]))
 
 
 def train_sampler(features: list[dict[str, Any]], hp: Hyperparams, seed: int) -> Any:
@@ -119,7 +132,7 @@ def train_sampler(features: list[dict[str, Any]], hp: Hyperparams, seed: int) ->
     import torch
     from transformers.trainer_pt_utils import LengthGroupedSampler
 
-    return LengthGroupedSampler(hp.batch_size, lengths=[len(f["input_ids"]) for f in features],
+    return LengthGroupedSampler(hp.batch_size, lengths=[input_length(f) for f in features],
                                 generator=torch.Generator().manual_seed(seed))
 
 

@@ -7,7 +7,9 @@ span tasks (NER, DP, MRC) fit the same shape: one example may give several featu
 `example_index`; keys that start with "_" are task bookkeeping the trainer keeps away from the model),
 `collator` and `eval_outputs` may be overridden, and `predictions` aggregates features back to one record per
 guid. Per-token evaluation outputs of different lengths are padded with `IGNORE_INDEX` by the trainer (across
-batches and processes), so `predictions` must skip that value.
+batches and processes), so `predictions` must skip that value. Multiple-choice tasks (JCommonsenseQA) give one
+feature per question whose `input_ids` / `attention_mask` hold one token list per choice (`MultipleChoiceCollator`
+pads them to (batch, choices, tokens)); their outputs are (batch, choices) logits.
 
 Imports run one way: this module uses `finetune.records` (the leaf) and nothing else of the framework. What the
 registry declares about a task (metric names, main metric, report columns) reaches the instance as `entry`,
@@ -29,7 +31,8 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["IGNORE_INDEX", "ClassificationTask", "DataError", "DataFiles", "Example", "Feature", "Hyperparams",
-           "Task", "finite_or_none", "load_encoder", "require", "sequence_classifier", "token_classifier"]
+           "MultipleChoiceCollator", "Task", "finite_or_none", "load_encoder", "multiple_choice", "require",
+           "sequence_classifier", "token_classifier"]
 
 # The label (and padded-output) value that losses and metrics skip: torch's CrossEntropyLoss default
 # ignore_index, and what transformers' DataCollatorForTokenClassification pads labels with.
@@ -247,6 +250,44 @@ def token_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels:
     from transformers import AutoModelForTokenClassification
 
     return _auto_model(AutoModelForTokenClassification, model_dir, tokenizer, random_init, _label_kwargs(labels))
+
+
+def multiple_choice(model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    """`AutoModelForMultipleChoice`: the encoder reads each (question, choice) pair, a fresh linear head gives one
+    score per pair from the pooled output, and the loss is cross-entropy over the choices of a question. This is
+    the model JGLUE's baseline fine-tunes JCommonsenseQA with (transformers' `run_swag.py`, patched for five
+    choices: JGLUE `fine-tuning/patch/transformers-4.9.2_jglue-1.3.0.patch`). Inputs are (batch, choices,
+    tokens) and the logits (batch, choices); the number of choices is not part of the model. Loaded like
+    `sequence_classifier` (safetensors, fp32; `random_init` keeps the config and discards the weights)."""
+    from transformers import AutoModelForMultipleChoice
+
+    return _auto_model(AutoModelForMultipleChoice, model_dir, tokenizer, random_init, {})
+
+
+@dataclass
+class MultipleChoiceCollator:
+    """Pads multiple-choice features to (batch, choices, tokens): every key but `labels` holds one token list
+    per choice. The choices of the whole batch are padded together (to the longest pair in the batch), so the
+    model can view them as one (batch × choices, tokens) batch, as transformers' `DataCollatorForMultipleChoice`
+    does; `labels` (the index of the right choice) stay one integer per question. Every question of a batch
+    must have the same number of choices."""
+
+    tokenizer: Any
+
+    def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
+        import torch
+
+        n_choices = len(features[0]["input_ids"])
+        if any(len(f["input_ids"]) != n_choices for f in features):
+            raise ValueError(f"multiple-choice batch with different numbers of choices: "
+                             f"{sorted({len(f['input_ids']) for f in features})}")
+        keys = [k for k in features[0] if k != "labels"]
+        flat = [{k: f[k][j] for k in keys} for f in features for j in range(n_choices)]
+        padded = self.tokenizer.pad(flat, return_tensors="pt")
+        batch: dict[str, Any] = {k: v.view(len(features), n_choices, -1) for k, v in padded.items()}
+        if "labels" in features[0]:
+            batch["labels"] = torch.tensor([int(f["labels"]) for f in features], dtype=torch.long)
+        return batch
 
 
 def load_encoder(model_dir: Path, tokenizer: Any, random_init: bool) -> Any:

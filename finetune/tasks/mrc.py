@@ -314,11 +314,17 @@ class MrcTask(Task):
         out = model(**{k: v for k, v in batch.items() if k not in ("start_positions", "end_positions")})
         return torch.stack([out.start_logits, out.end_logits], dim=-1)
 
-    def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
-        out = np.asarray(outputs)
+    @staticmethod
+    def question_windows(outputs: np.ndarray, features: list[Feature]) -> dict[int, list[tuple[Feature, np.ndarray]]]:
+        """Example index -> its windows, each (feature, its (tokens, 2) start/end logits), in feature order: what
+        `best_answer` takes. Shared with JSQuAD (`finetune.tasks.jsquad`), which differs only in never abstaining."""
         windows: dict[int, list[tuple[Feature, np.ndarray]]] = {}
-        for f, row in zip(features, out, strict=True):
+        for f, row in zip(features, np.asarray(outputs), strict=True):
             windows.setdefault(f["example_index"], []).append((f, row))
+        return windows
+
+    def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
+        windows = self.question_windows(outputs, features)
         records = []
         for i, ex in enumerate(examples):
             found = windows.get(i, [])
