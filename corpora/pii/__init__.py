@@ -1,1 +1,1 @@
-"""Korean PII detection (presidio-analyzer + Korean recognizers) and replacement."""
+"""PII detection (presidio-analyzer + per-language recognizers: Korean, Japanese) and replacement."""

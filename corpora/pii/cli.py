@@ -10,12 +10,17 @@ from pathlib import Path
 
 import click
 
+from corpora.pii.types import TYPES_BY_LANGUAGE  # a light module: no presidio import
 from pipeline import io
+
+_language_option = click.option("--language", "-l", type=click.Choice(tuple(TYPES_BY_LANGUAGE)), default="ko",
+                                show_default=True,
+                                help="the PII pack: ko (Korean), ja (Japanese; needs the `ja` extra)")
 
 
 @click.group()
 def pii() -> None:
-    """Korean PII detection (presidio + Korean recognizers + MeCab names), offline."""
+    """PII detection (presidio + each language's recognizers + MeCab names), offline: Korean and Japanese."""
 
 
 @pii.command()
@@ -24,14 +29,18 @@ def pii() -> None:
               help="JSONL: each input record plus pii_spans [{start, end, type, score}] (end exclusive)")
 @click.option("--text-field", default="text", show_default=True, help="field holding the text")
 @click.option("--threshold", default=0.4, show_default=True, type=float, help="minimum span score")
-def detect(input_path: Path, output: Path, text_field: str, threshold: float) -> None:
+@_language_option
+def detect(input_path: Path, output: Path, text_field: str, threshold: float, language: str) -> None:
     """Detect PII spans in every record of IN.jsonl."""
     from tqdm.auto import tqdm
 
     from corpora.pii.engine import PiiDetector
     from corpora.readers.jsonl import iter_text_records
 
-    det = PiiDetector(threshold=threshold)
+    try:
+        det = PiiDetector(threshold=threshold, language=language)
+    except ModuleNotFoundError as e:  # the `ja` extra (unidic-lite) is not installed
+        raise click.ClickException(str(e)) from None
     n = n_spans = 0
     try:
         with io.atomic_file(output) as fout:
@@ -52,24 +61,29 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float) ->
 @click.option("--baseline", type=click.Choice(["none", "presidio"]), default="presidio", show_default=True,
               help="also score presidio's predefined recognizers as shipped, side by side")
 @click.option("--optional-types", default="", metavar="T,T", help="also detect these off-by-default types "
-              "(POSTAL_CODE, DT_BIRTH, AGE)")
+              "(Korean: POSTAL_CODE, DT_BIRTH, AGE)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--threshold", default=0.4, show_default=True, type=float, help="minimum span score")
-def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, threshold: float) -> None:
+@_language_option
+def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, threshold: float,
+          language: str) -> None:
     """Precision, recall and F1 per type against gold spans ({"text", "spans": [{label, start, end}]}) under
-    two match rules (overlap; >= 80 % of the gold span's characters covered), per gold file, for the Korean
-    detector and presidio's own recognizers. JSON: {file: {detector: scores}}."""
+    two match rules (overlap; >= 80 % of the gold span's characters covered), per gold file, for the
+    language's detector and presidio's own recognizers. JSON: {file: {detector: scores}}."""
     from corpora.pii.engine import PiiDetector
     from corpora.pii.evaluate import PresidioShipped, evaluate_file, format_side_by_side
-    from corpora.pii.types import ALL_TYPES
+    from corpora.pii.types import default_types
 
     extra = tuple(t.strip() for t in optional_types.split(",") if t.strip())
     try:
-        detectors: dict = {"klue-pipeline": PiiDetector(types=ALL_TYPES + extra, threshold=threshold)}
+        detectors: dict = {"klue-pipeline": PiiDetector(types=default_types(language) + extra, threshold=threshold,
+                                                        language=language)}
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--optional-types") from None
+    except ModuleNotFoundError as e:
+        raise click.ClickException(str(e)) from None
     if baseline == "presidio":
-        detectors["presidio (shipped)"] = PresidioShipped(threshold=threshold)
+        detectors["presidio (shipped)"] = PresidioShipped(threshold=threshold, language=language)
     results: dict[str, dict[str, dict]] = {}
     for path in gold:
         try:

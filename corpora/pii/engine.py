@@ -1,9 +1,13 @@
-"""The offline Korean PII analyzer: presidio's AnalyzerEngine with no NLP model, and a faster detector that
-runs the very same recognizers.
+"""The offline PII analyzer: presidio's AnalyzerEngine with no NLP model, and a faster detector that runs the
+very same recognizers, for each language that has a PII pack (`PII_LANGUAGES`: Korean, Japanese).
 
 `build_analyzer` wires presidio fully offline: a `NoOpNlpEngine` (no spaCy model, nothing downloaded), a
-registry holding only the Korean recognizers, and `KoreanContextEnhancer` (context words by substring, since
-there are no lemmas). It is the reference implementation and the benchmark baseline.
+registry holding only the language's recognizers, and `KoreanContextEnhancer` (context words by substring,
+since there are no lemmas; Japanese, which writes no spaces between words either, uses it as it is). It is the
+reference implementation and the benchmark baseline.
+
+A language is one pack (`common.PiiLanguage`: `corpora.pii.ko`, `corpora.pii.ja`) named in `PII_LANGUAGES`,
+and its type lists in `types.TYPES_BY_LANGUAGE`; nothing else here is language-specific.
 
 `PiiDetector.detect` gives the same findings faster: a pattern is run only where it can start (near digits for
 number patterns, near administrative-unit words for addresses, and only when '@' / '://' / ':' occur for
@@ -23,11 +27,17 @@ from functools import cached_property
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
 from presidio_analyzer.nlp_engine import NoOpNlpEngine
 
+from corpora.pii.common import PiiLanguage, PiiPatternRecognizer
 from corpora.pii.context import KoreanContextEnhancer
-from corpora.pii.names import MecabPersonRecognizer
-from corpora.pii.recognizers import LANG, SIDO, KoPatternRecognizer, build_pattern_recognizers
 from corpora.pii.resolve import Span, resolve_overlaps
-from corpora.pii.types import ALL_TYPES, KNOWN_TYPES, STRUCTURED_TYPES  # noqa: F401  (STRUCTURED_TYPES re-exported)
+from corpora.pii.types import (  # noqa: F401  (ALL_TYPES, KNOWN_TYPES, STRUCTURED_TYPES: re-exported)
+    ALL_TYPES,
+    KNOWN_TYPES,
+    STRUCTURED_TYPES,
+    known_types,
+    language_types,
+)
+from pipeline.registry import Registry
 
 DEFAULT_THRESHOLD = 0.4
 
@@ -35,8 +45,6 @@ DEFAULT_THRESHOLD = 0.4
 # leading '(' / '+' / passport letters. Matches are at most MAX_MATCH characters long.
 # stdlib `re` for the triggers: these simple scans run 4-5x faster there than in `regex`.
 _DIGIT_RUN = re.compile("[0-9][0-9\\-\u2010-\u2013\u2212. ()+:]*")  # hyphens and dashes: see recognizers.HY
-_ADDR_TRIGGER = re.compile(rf"(?:[시군구]\s|{SIDO})")
-_HANGUL = re.compile(r"[가-힣]")
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 LEFT, RIGHT, MAX_MATCH = 3, 3, 96
 WINDOW_COST = 200  # characters a full regex scan covers in the time one windowed finditer call costs
@@ -47,24 +55,41 @@ class DocTimeout(Exception):
     """A document took longer than the per-document limit."""
 
 
-def build_recognizers(types: list[str] | tuple[str, ...] | None = None) -> list[EntityRecognizer]:
-    """The recognizers of `types` (default: `ALL_TYPES`; the optional types only when named)."""
-    recs: list[EntityRecognizer] = [*build_pattern_recognizers(), MecabPersonRecognizer()]
+# language code -> its PII pack, imported on first use (the Japanese one needs the `ja` extra: unidic-lite)
+PII_LANGUAGES: Registry[PiiLanguage] = Registry("PII language", {"ko": "corpora.pii.ko:KOREAN",
+                                                                 "ja": "corpora.pii.ja:JAPANESE"})
+
+
+def pii_language(language: str) -> PiiLanguage:
+    """The PII pack of `language`; a ValueError naming the languages that have one."""
+    language_types(language)  # the error message that lists the languages with a pack
+    return PII_LANGUAGES.get(language)
+
+
+def build_recognizers(types: list[str] | tuple[str, ...] | None = None,
+                      language: str = "ko") -> list[EntityRecognizer]:
+    """The recognizers of `types` for `language` (default: the language's default types; its optional types
+    only when named)."""
+    default, _ = language_types(language)
     if types is None:
-        types = ALL_TYPES
-    unknown = set(types) - set(KNOWN_TYPES)
+        types = default
+    known = known_types(language)
+    unknown = set(types) - set(known)
     if unknown:
-        raise ValueError(f"unknown PII types {sorted(unknown)}; known: {list(KNOWN_TYPES)}")
+        raise ValueError(f"unknown PII types {sorted(unknown)} for language {language!r}; known: {list(known)}")
+    recs = list(pii_language(language).build_recognizers())
     return [r for r in recs if r.supported_entities[0] in types]
 
 
 def build_analyzer(recognizers: list[EntityRecognizer] | None = None,
-                   threshold: float = DEFAULT_THRESHOLD) -> AnalyzerEngine:
-    """A presidio AnalyzerEngine for Korean that loads no model and touches no network."""
-    recognizers = recognizers if recognizers is not None else build_recognizers()
-    registry = RecognizerRegistry(recognizers=list(recognizers), supported_languages=[LANG])
-    nlp = NoOpNlpEngine(models=[{"lang_code": LANG, "model_name": "none"}])
-    return AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=[LANG],
+                   threshold: float = DEFAULT_THRESHOLD, language: str = "ko") -> AnalyzerEngine:
+    """A presidio AnalyzerEngine for `language` that loads no model and touches no network. It analyzes the
+    text as given: for Japanese, its pattern recognizers fold full-width digits themselves, but context words
+    are looked up in the raw text (`PiiDetector` folds first, so its context sees ＴＥＬ as TEL)."""
+    recognizers = recognizers if recognizers is not None else build_recognizers(language=language)
+    registry = RecognizerRegistry(recognizers=list(recognizers), supported_languages=[language])
+    nlp = NoOpNlpEngine(models=[{"lang_code": language, "model_name": "none"}])
+    return AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=[language],
                           context_aware_enhancer=KoreanContextEnhancer(), default_score_threshold=threshold)
 
 
@@ -87,7 +112,7 @@ def to_spans(results: list[RecognizerResult]) -> list[Span]:
 
 # `re` runs the address and plate patterns ~4x faster than `regex` (the digit patterns are faster in `regex`);
 # `re` has no timeout, so it is used only on spans short enough that a bounded pattern cannot run long.
-RE_PATTERNS = {"ko_address", "ko_vehicle"}
+# Which recognizers: each pack's `stdlib_patterns` (Korean: ko_address, ko_vehicle).
 RE_MAX_CHARS = 20_000
 # `regex` reads \s as Unicode White_Space, `re` as str.isspace() (which adds \x1c-\x1f): spell out regex's set.
 _REGEX_SPACE = "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -122,14 +147,14 @@ class _Plan:
 
     __slots__ = ("idx", "name", "entity", "trigger", "min_digits", "lead", "patterns", "limit", "rescore")
 
-    def __init__(self, rec: KoPatternRecognizer, idx: int):
+    def __init__(self, rec: PiiPatternRecognizer, idx: int, stdlib_patterns: frozenset[str]):
         self.idx, self.name = idx, rec.name
         self.entity = rec.supported_entities[0]
         self.trigger, self.min_digits, self.lead = rec.trigger, rec.min_run_digits, max(LEFT, rec.lead_chars)
         self.limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
         self.rescore = rec.rescore
-        self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in RE_PATTERNS else None, p.score,
-                          p.name) for p in rec.patterns]
+        self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in stdlib_patterns else None,
+                          p.score, p.name) for p in rec.patterns]
 
 
 def _dedup(results: list[tuple]) -> list[tuple]:
@@ -162,18 +187,22 @@ def _dedup(results: list[tuple]) -> list[tuple]:
 
 
 class PiiDetector:
-    """Detect Korean PII spans in a text. Build once per process (MeCab and compiled patterns are reused)."""
+    """Detect PII spans of one language in a text. Build once per process (MeCab and compiled patterns are
+    reused)."""
 
     def __init__(self, types: list[str] | tuple[str, ...] | None = None, threshold: float = DEFAULT_THRESHOLD,
-                 doc_timeout_s: float | None = None):
-        self.recognizers = build_recognizers(types)
+                 doc_timeout_s: float | None = None, language: str = "ko"):
+        self.language = language
+        self.pack = pii_language(language)
+        self.recognizers = build_recognizers(types, language)
         self.entities = sorted({r.supported_entities[0] for r in self.recognizers})
         self.threshold = threshold
         self.doc_timeout_s = doc_timeout_s
         self.enhancer = KoreanContextEnhancer()
         for r in self.recognizers:
             r.load()
-        plans = [_Plan(r, i) if isinstance(r, KoPatternRecognizer) else r for i, r in enumerate(self.recognizers)]
+        plans = [_Plan(r, i, self.pack.stdlib_patterns) if isinstance(r, PiiPatternRecognizer) else r
+                 for i, r in enumerate(self.recognizers)]
         # the recognizers worth trying on a text whose longest digit run holds d digits (d capped at the largest min_run_digits),
         # in recognizer order: number patterns that need more digits are skipped without a per-document test
         top = max((p.min_digits for p in plans if isinstance(p, _Plan) and p.trigger == "digit"), default=0)
@@ -185,13 +214,16 @@ class PiiDetector:
     @cached_property
     def analyzer(self) -> AnalyzerEngine:
         """Presidio's engine over the same recognizer objects (reference and benchmark baseline)."""
-        return build_analyzer(self.recognizers, self.threshold)
+        return build_analyzer(self.recognizers, self.threshold, self.language)
 
     # -- fast path -------------------------------------------------------------------------------------------
     def detect(self, text: str) -> list[Span]:
         """presidio's AnalyzerEngine.analyze + to_spans, step for step, on plain tuples
-        (entity, start, end, score, recognizer index, enhanced by context)."""
+        (entity, start, end, score, recognizer index, enhanced by context). Offsets are into `text` (a pack's
+        `fold` keeps every character's position)."""
         deadline = None if self.doc_timeout_s is None else time.monotonic() + self.doc_timeout_s
+        if self.pack.fold is not None:
+            text = self.pack.fold(text)
         n = len(text)
         windows: dict[tuple[str, int, int], list[tuple[int, int]] | None] = {}
         # digit runs (start, end, digits)
@@ -222,7 +254,7 @@ class PiiDetector:
                     w = windows[key] or []
                 if w:
                     raw.extend(self._scan(plan, text, w, deadline))
-            elif _HANGUL.search(text):
+            elif self.pack.script.search(text):
                 i = self._index[plan.name]
                 raw.extend((r.entity_type, r.start, r.end, r.score, i,
                             bool((r.recognition_metadata or {}).get(RecognizerResult.IS_SCORE_ENHANCED_BY_CONTEXT_KEY)))
@@ -250,15 +282,18 @@ class PiiDetector:
         from presidio_analyzer import BatchAnalyzerEngine
 
         batch = BatchAnalyzerEngine(analyzer_engine=self.analyzer)
-        out = batch.analyze_iterator(texts, language=LANG, score_threshold=self.threshold)
+        fold = self.pack.fold
+        if fold is not None:  # as `detect` does, so that context words are looked up in the same text
+            texts = [fold(t) for t in texts]
+        out = batch.analyze_iterator(texts, language=self.language, score_threshold=self.threshold)
         return [to_spans(list(r)) for r in out]
 
-    @staticmethod
-    def _windows(trigger: str, text: str) -> list[tuple[int, int]] | None:
+    def _windows(self, trigger: str, text: str) -> list[tuple[int, int]] | None:
         """Intervals where a match of a pattern with this (non-digit) trigger can START (None/[]: nowhere)."""
         n = len(text)
         if trigger == "address":
-            return _merge([(max(0, m.start() - ADDR_LEFT), min(n, m.end())) for m in _ADDR_TRIGGER.finditer(text)])
+            return _merge([(max(0, m.start() - ADDR_LEFT), min(n, m.end()))
+                           for m in self.pack.address_trigger.finditer(text)])
         whole = [(0, n)]
         if trigger == "@":
             return whole if "@" in text else None

@@ -2,9 +2,10 @@
 
 Same original value -> same surrogate within one document (so "김도현 ... 김도현 과장" stays one person), and
 the choice is seeded by (recipe seed, document id), so output does not depend on worker count or order.
-Names, e-mails, URLs, IPs and addresses come from Faker's `ko_KR` locale; identifier numbers keep the
-original's layout (separators, letters, length) with random digits, and are made checksum-valid where a
-checksum exists, so a model trained on the corpus still sees well-formed identifiers.
+Names, e-mails, URLs, IPs and addresses come from Faker's locale of the document's language (`ko_KR`; `ja_JP`
+for `language="ja"`); identifier numbers keep the original's layout (separators, letters, length) with random
+digits, and are made checksum-valid where a checksum exists, so a model trained on the corpus still sees
+well-formed identifiers.
 """
 
 from __future__ import annotations
@@ -16,16 +17,24 @@ import xxhash
 from corpora.pii import validators as v
 
 _fakers: dict[str, object] = {}
+LOCALES = {"ko": "ko_KR", "ja": "ja_JP"}
 
 
-def _faker():
-    f = _fakers.get("ko_KR")
+def _faker(locale: str = "ko_KR"):
+    f = _fakers.get(locale)
     if f is None:
         from faker import Faker
 
-        f = Faker("ko_KR")
-        _fakers["ko_KR"] = f
+        f = Faker(locale)
+        _fakers[locale] = f
     return f
+
+
+def _locale(language: str) -> str:
+    try:
+        return LOCALES[language]
+    except KeyError:
+        raise ValueError(f"no surrogates for language {language!r}; known: {', '.join(LOCALES)}") from None
 
 
 def _reshape(original: str, rng: random.Random) -> str:
@@ -67,8 +76,22 @@ def _phone_like(original: str, rng: random.Random) -> str:
     return original[:k] + _reshape(original[k:], rng)
 
 
-def make_surrogate(type_: str, original: str, rng: random.Random) -> str:
-    f = _faker()
+def _fix_first_digit(s: str, ok) -> str:
+    """Change the first digit until `ok` holds (the Japanese corporate number's check digit leads)."""
+    idx = min(i for i, c in enumerate(s) if c.isdigit())
+    for d in "123456789":
+        cand = s[:idx] + d + s[idx + 1:]
+        if ok(cand):
+            return cand
+    return s
+
+
+def make_surrogate(type_: str, original: str, rng: random.Random, language: str = "ko") -> str:
+    f = _faker(_locale(language))
+    if language == "ja" or type_ in ("MY_NUMBER", "CORPORATE_NUMBER"):
+        out = _japanese(type_, original, rng, f)
+        if out is not None:
+            return out
     if type_ == "PERSON":
         return f.name()
     if type_ == "EMAIL":
@@ -98,22 +121,42 @@ def make_surrogate(type_: str, original: str, rng: random.Random) -> str:
     return _reshape(original, rng)
 
 
+def _japanese(type_: str, original: str, rng: random.Random, f) -> str | None:
+    """The Japanese surrogates that differ from the Korean rules: a valid My Number (check digit last), a
+    valid corporate number (check digit first; the invoice number's `T` kept), a name written as the original
+    (no space between surname and given name unless it had one); None for the types handled as in Korean."""
+    from corpora.pii.ja.patterns import corporate_number_ok, my_number_ok
+
+    if type_ == "MY_NUMBER":
+        return _fix_last_digit(_reshape(original, rng), my_number_ok)
+    if type_ == "CORPORATE_NUMBER":
+        head = "T" if original.startswith("T") else ""
+        shaped = head + _reshape(original[len(head):], rng)
+        return _fix_first_digit(shaped, corporate_number_ok) if len(v.digits(shaped)) == 13 else shaped
+    if type_ == "PERSON":
+        name = f.name()
+        return name if any(c.isspace() for c in original) else name.replace(" ", "").replace("\u3000", "")
+    return None
+
+
 class DocSurrogates:
     """Surrogates for one document: one fake per distinct (type, original) pair, seeded by doc id."""
 
-    def __init__(self, seed: int, doc_id: str):
+    def __init__(self, seed: int, doc_id: str, language: str = "ko"):
         self.rng = random.Random(xxhash.xxh64_intdigest(f"{seed}\x1f{doc_id}".encode()))
         self._faker_seed = self.rng.getrandbits(32)
         self._cache: dict[tuple[str, str], str] = {}
+        self.language = language
+        self._locale = _locale(language)
 
     def __call__(self, type_: str, original: str) -> str:
         key = (type_, original)
         if key not in self._cache:
-            _faker().seed_instance(self._faker_seed + len(self._cache))
-            fake = make_surrogate(type_, original, self.rng)
+            _faker(self._locale).seed_instance(self._faker_seed + len(self._cache))
+            fake = make_surrogate(type_, original, self.rng, self.language)
             for _ in range(8):  # rare (short numbers), but a surrogate must never repeat the original
                 if fake != original:
                     break
-                fake = make_surrogate(type_, original, self.rng)
+                fake = make_surrogate(type_, original, self.rng, self.language)
             self._cache[key] = fake
         return self._cache[key]

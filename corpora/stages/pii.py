@@ -38,8 +38,12 @@ class PiiReplaceParams(StageParams):
     drop_density: float = Field(default=0.1, gt=0, le=1,
                                 description="drop mode: drop documents whose PII characters exceed this share")
     seed: int | None = Field(default=None, description="surrogate seed; None: the recipe seed")
+    language: str = Field(default="ko", description="surrogate mode: fake values in this language's formats")
 
     def model_post_init(self, __context) -> None:
+        from corpora.lang import get_language
+
+        get_language(self.language)
         if self.types is not None:
             from corpora.pii.types import KNOWN_TYPES
 
@@ -106,7 +110,7 @@ def _replace_shard(task: tuple) -> dict:
                 yield d
                 continue
             sub = (placeholder_substitute if p.mode == "placeholder"
-                   else surrogate_substitute(DocSurrogates(seed, d.id)))
+                   else surrogate_substitute(DocSurrogates(seed, d.id, p.language)))
             yield Doc(d.id, replace_spans(d.text, spans, sub, diff), d.source, d.meta)
 
     write_docs(Path(out_path), docs())

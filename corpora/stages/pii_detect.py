@@ -1,4 +1,4 @@
-"""The `pii_detect` stage: Korean PII spans, detected once and stored stand-off (`corpora.pii.spans`) for every
+"""The `pii_detect` stage: PII spans (of the recipe's `language`: Korean or Japanese), detected once and stored stand-off (`corpora.pii.spans`) for every
 replacement arm to share. Documents whose detection failed or hit the per-document time limit are quarantined
 (quarantine/pii_detect.jsonl) and listed in `failed_ids.json`."""
 
@@ -9,52 +9,85 @@ from pathlib import Path
 from typing import Literal
 
 import pyarrow.parquet as pq
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from corpora.pii.spans import FAILED_FILE, spans_name, write_spans
 from corpora.shards import QuarantineWriter, list_shards
 from pipeline import io
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult, funnels_from_tallies, tally
+from pipeline.stage import (
+    Funnel,
+    Stage,
+    StageContext,
+    StageParams,
+    StageResult,
+    funnels_from_tallies,
+    package_versions,
+    tally,
+)
 
 
 class PiiDetectParams(StageParams):
     """Presidio's score threshold and a per-document time limit (a pathological document must not stall a
-    worker: it is quarantined instead)."""
+    worker: it is quarantined instead). `language` (the recipe's top-level `language:`) picks the PII pack."""
 
     threshold: float = Field(default=0.4, ge=0, le=1, description="minimum score of a kept span")
     doc_timeout_s: float = Field(default=60.0, gt=0, description="per-document time limit; over it: quarantine")
     optional_types: list[Literal["POSTAL_CODE", "DT_BIRTH", "AGE"]] = Field(
         default_factory=list, description="types detected only when named here (corpora/pii/types.py)")
+    language: str = Field(default="ko", description="the PII pack: ko, ja (corpora/pii/types.py)")
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, v: str) -> str:
+        from corpora.lang import get_language
+        from corpora.pii.types import language_types
+
+        get_language(v)  # a RegistryError (a ValueError) that lists the known codes
+        language_types(v)  # a language of the curation stages may still lack PII recognizers
+        return v
+
+    @model_validator(mode="after")
+    def _optional_types_exist(self) -> PiiDetectParams:
+        from corpora.pii.types import language_types
+
+        default, optional = language_types(self.language)
+        missing = [t for t in self.optional_types if t not in optional and t not in default]
+        if missing:
+            raise ValueError(f"optional_types {missing} have no recognizer for language {self.language!r} "
+                             f"(its optional types: {list(optional) or 'none'})")
+        return self
 
     @property
     def types(self) -> tuple[str, ...]:
-        from corpora.pii.types import ALL_TYPES
+        from corpora.pii.types import language_types
 
-        return ALL_TYPES + tuple(t for t in ("POSTAL_CODE", "DT_BIRTH", "AGE") if t in self.optional_types)
+        default, optional = language_types(self.language)
+        return default + tuple(t for t in optional if t in self.optional_types)
 
 
 _detector_cache: dict = {}
 
 
-def _detector(threshold: float, timeout: float, types: tuple[str, ...]):
+def _detector(threshold: float, timeout: float, types: tuple[str, ...], language: str):
     from corpora.pii.engine import PiiDetector
 
-    key = (threshold, timeout, types)
+    key = (threshold, timeout, types, language)
     if key not in _detector_cache:
         _detector_cache.clear()
-        _detector_cache[key] = PiiDetector(types=types, threshold=threshold, doc_timeout_s=timeout)
+        _detector_cache[key] = PiiDetector(types=types, threshold=threshold, doc_timeout_s=timeout,
+                                           language=language)
     return _detector_cache[key]
 
 
-def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...]]) -> dict:
+def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...], str]) -> dict:
     """Worker: detect spans in one shard, write its spans file; return counts and failures.
 
     Kept lean on purpose (it was 20% of the stage's time next to detection): reads only the columns it needs, in
     Arrow batches, and counts kept documents per source in plain ints, building Funnels once per shard."""
     from corpora.pii.engine import DocTimeout
 
-    in_path, out_path, threshold, timeout, detect_types = task
-    detect = _detector(threshold, timeout, detect_types).detect
+    in_path, out_path, threshold, timeout, detect_types, language = task
+    detect = _detector(threshold, timeout, detect_types, language).detect
     ids: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -96,17 +129,25 @@ def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...]]) -> dict:
 
 
 class PiiDetectStage(Stage[PiiDetectParams]):
-    """Detect Korean PII spans once; store them stand-off for every replacement arm to share."""
+    """Detect PII spans once; store them stand-off for every replacement arm to share."""
 
     name = "pii_detect"
     version = "2"  # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names
     inputs = ("decontaminate",)
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
+    def fingerprint(self, ctx: StageContext[PiiDetectParams]) -> dict:
+        """Japanese names come from MeCab's UniDic tags and its numbers from python-stdnum's checks: their
+        versions are part of the key (the Korean key is as it was)."""
+        if ctx.params.language == "ko":
+            return {}
+        return package_versions("mecab-python3", "unidic-lite", "python-stdnum")
+
     def run(self, ctx: StageContext[PiiDetectParams]) -> StageResult:
         p = ctx.params
         shards = list_shards(ctx.inputs["decontaminate"].path)
-        tasks = [(str(s), str(ctx.out_dir / spans_name(s)), p.threshold, p.doc_timeout_s, p.types) for s in shards]
+        tasks = [(str(s), str(ctx.out_dir / spans_name(s)), p.threshold, p.doc_timeout_s, p.types, p.language)
+                 for s in shards]
         funnel = Funnel()
         by_source: dict[str, Funnel] = {}
         per_type: Counter = Counter()
@@ -124,6 +165,6 @@ class PiiDetectStage(Stage[PiiDetectParams]):
                           detail=f["detail"], excerpt=f["excerpt"])
                     failed_ids.append(f["id"])
         io.write_json(ctx.out_dir / FAILED_FILE, sorted(failed_ids), indent=1)
-        report = {"types": list(p.types), "spans_per_type": dict(sorted(per_type.items())), "spans": sum(per_type.values()),
+        report = {"language": p.language, "types": list(p.types), "spans_per_type": dict(sorted(per_type.items())), "spans": sum(per_type.values()),
                   "docs": funnel.docs_in, "docs_with_pii": docs_with_pii, "docs_failed": len(failed_ids)}
         return StageResult(funnel=funnel, by_source=by_source, meta={"report": report})

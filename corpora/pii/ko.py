@@ -1,0 +1,26 @@
+"""The Korean PII pack: the recognizers of `recognizers.py` (patterns) and `names.py` (MeCab, mecab-ko-dic),
+wired for the detector. The Korean rules themselves live in those two modules (their history and tests);
+this module is the Korean row of `engine.PII_LANGUAGES`."""
+
+from __future__ import annotations
+
+import re
+
+from presidio_analyzer import EntityRecognizer
+
+from corpora.pii.common import PiiLanguage
+from corpora.pii.names import MecabPersonRecognizer
+from corpora.pii.recognizers import LANG, SIDO, build_pattern_recognizers
+
+# An address pattern starts at most a few words before a 시·군·구 word or a 시·도 name.
+ADDR_TRIGGER = re.compile(rf"(?:[시군구]\s|{SIDO})")
+HANGUL = re.compile(r"[가-힣]")
+
+
+def build_recognizers() -> list[EntityRecognizer]:
+    """Every Korean recognizer, in the order ties are resolved by (patterns first, then names)."""
+    return [*build_pattern_recognizers(), MecabPersonRecognizer()]
+
+
+KOREAN = PiiLanguage(code=LANG, build_recognizers=build_recognizers, address_trigger=ADDR_TRIGGER, script=HANGUL,
+                     stdlib_patterns=frozenset({"ko_address", "ko_vehicle"}))
