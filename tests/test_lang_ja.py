@@ -70,13 +70,15 @@ def test_words_are_unidic_short_units_without_whitespace():
 def test_a_long_line_is_parsed_in_pieces_cut_after_punctuation():
     sentence = "吾輩は猫である。"  # 8 characters
     line = sentence * (MAX_PARSE_CHARS // 8 + 10)
-    pieces = ja_module._pieces(line)
+    cut = ja_module.line_pieces(line)
+    assert [off for off, _ in cut] == [sum(len(p) for _, p in cut[:i]) for i in range(len(cut))]  # the offsets
+    pieces = [p for _, p in cut]
     assert "".join(pieces) == line
     assert all(len(p) <= MAX_PARSE_CHARS for p in pieces) and all(p.endswith("。") for p in pieces)
     words = JAPANESE.split_words(line)
     assert words == JAPANESE.split_words(sentence) * (MAX_PARSE_CHARS // 8 + 10)
     blob = "あ" * (MAX_PARSE_CHARS + 5)  # nothing to cut after: cut at the limit
-    assert [len(p) for p in ja_module._pieces(blob)] == [MAX_PARSE_CHARS, 5]
+    assert [len(p) for _, p in ja_module.line_pieces(blob)] == [MAX_PARSE_CHARS, 5]
     assert "".join(JAPANESE.split_words(blob)) == blob
 
 

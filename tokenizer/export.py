@@ -30,7 +30,7 @@ MODEL_INPUT_NAMES = ["input_ids", "attention_mask"]
 
 def build_backend(tv: TrainedVocab):
     """The `tokenizers.Tokenizer` used at inference."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     vocab = tv.vocab
     model: models.Model
@@ -47,16 +47,7 @@ def build_backend(tv: TrainedVocab):
                                                 lowercase=False)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece(prefix="##")
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS]:0 $A:0 [SEP]:0",
-        pair="[CLS]:0 $A:0 [SEP]:0 $B:0 [SEP]:0",
-        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
-    )
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
-    placeholders = tv.tokens[len(SPECIAL_TOKENS):tv.n_reserved]
-    if placeholders:
-        tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in placeholders])
-    return tok
+    return _with_specials(tok, tv)
 
 
 def _metaspace_backend(tv: TrainedVocab):
@@ -64,7 +55,7 @@ def _metaspace_backend(tv: TrainedVocab):
     BertNormalizer's clean-up (control characters, whitespace to spaces; no CJK padding, no lower-casing); words
     only at spaces, marked ▁ (Metaspace, `prepend_scheme="first"`: the first word too, as training saw it); BPE
     with byte fallback, so no character is [UNK] and decode() gives the normalized text back exactly."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     from tokenizer.train import METASPACE
 
@@ -80,6 +71,15 @@ def _metaspace_backend(tv: TrainedVocab):
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=METASPACE, prepend_scheme="first", split=True)
     tok.decoder = decoders.Sequence([decoders.ByteFallback(),
                                      decoders.Metaspace(replacement=METASPACE, prepend_scheme="first", split=True)])
+    return _with_specials(tok, tv)
+
+
+def _with_specials(tok, tv: TrainedVocab):
+    """What both kinds of tokenizer share: `[CLS] A [SEP] (B [SEP])` with type id 0 throughout, the special
+    tokens, and the PII placeholders as added (not special) tokens."""
+    from tokenizers import AddedToken, processors
+
+    vocab = tv.vocab
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS]:0 $A:0 [SEP]:0",
         pair="[CLS]:0 $A:0 [SEP]:0 $B:0 [SEP]:0",

@@ -5,6 +5,10 @@ A second language is a new module registered in `LANGUAGES`, not edits across th
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import AfterValidator
+
 from corpora.lang.base import Language
 from pipeline.registry import Registry
 
@@ -17,4 +21,13 @@ def get_language(code: str) -> Language:
     return LANGUAGES.get(code)
 
 
-__all__ = ["Language", "LANGUAGES", "get_language"]
+def known_language(code: str) -> str:
+    """`code` itself when a language module has it; a `RegistryError` (a ValueError) naming the known ones."""
+    LANGUAGES.get(code)
+    return code
+
+
+# The type of every stage's `language` param (the recipe's top-level `language:` fills it in): validated once, here.
+LanguageCode = Annotated[str, AfterValidator(known_language)]
+
+__all__ = ["Language", "LANGUAGES", "LanguageCode", "get_language", "known_language"]

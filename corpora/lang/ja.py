@@ -86,29 +86,36 @@ def _tagger() -> Any:
     if _TAGGER is None or _TAGGER[0] != pid:
         import MeCab
 
-        try:
-            import unidic_lite
-        except ModuleNotFoundError:
-            raise ModuleNotFoundError("language 'ja' needs MeCab's UniDic dictionary: pip install "
-                                      "'klue-pipeline[ja]' (unidic-lite)") from None
-
-        dicdir = unidic_lite.DICDIR
-        # -Owakati: surfaces separated by spaces, the cheapest output. The dictionary's own (empty) mecabrc, so
-        # that no /etc/mecabrc or MECABRC picks another dictionary.
-        _TAGGER = (pid, MeCab.Tagger(f'-r "{os.path.join(dicdir, "mecabrc")}" -d "{dicdir}" -Owakati'))
+        # -Owakati: surfaces separated by spaces, the cheapest output.
+        _TAGGER = (pid, MeCab.Tagger(f"{unidic_args()} -Owakati"))
     return _TAGGER[1]
 
 
-def _pieces(line: str) -> list[str]:
-    """`line` cut into parts of at most MAX_PARSE_CHARS characters (see there)."""
+def unidic_args() -> str:
+    """MeCab's arguments for unidic-lite's dictionary, with the dictionary's own (empty) mecabrc, so that no
+    /etc/mecabrc or MECABRC picks another dictionary. Shared with the PII name recognizer's tagger."""
+    try:
+        import unidic_lite
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError("language 'ja' needs MeCab's UniDic dictionary: pip install "
+                                  "'klue-pipeline[ja]' (unidic-lite)") from None
+    d = unidic_lite.DICDIR
+    return f'-r "{os.path.join(d, "mecabrc")}" -d "{d}"'
+
+
+def line_pieces(line: str) -> list[tuple[int, str]]:
+    """(offset, piece) parts of `line` of at most MAX_PARSE_CHARS characters each, cut after the last sentence
+    end, comma or space before the limit (at the limit when there is none in the second half). Shared with the
+    Japanese PII name recognizer (`corpora.pii.ja.names`), which needs the offsets."""
     out = []
-    while len(line) > MAX_PARSE_CHARS:
-        cut = max(line.rfind(c, 0, MAX_PARSE_CHARS) for c in _CUTS) + 1
-        if cut <= MAX_PARSE_CHARS // 2:
-            cut = MAX_PARSE_CHARS
-        out.append(line[:cut])
-        line = line[cut:]
-    out.append(line)
+    pos = 0
+    while len(line) - pos > MAX_PARSE_CHARS:
+        cut = max(line.rfind(c, pos, pos + MAX_PARSE_CHARS) for c in _CUTS) + 1
+        if cut <= pos + MAX_PARSE_CHARS // 2:
+            cut = pos + MAX_PARSE_CHARS
+        out.append((pos, line[pos:cut]))
+        pos = cut
+    out.append((pos, line[pos:]))
     return out
 
 
@@ -338,7 +345,7 @@ class Japanese(Language):
                 if line and not line.isspace():
                     words += parse(line).split()
             else:
-                for piece in _pieces(line):
+                for _, piece in line_pieces(line):
                     words += parse(piece).split()
         return words
 

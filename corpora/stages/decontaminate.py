@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from corpora.lang import LanguageCode
 from corpora.shards import Doc, iter_docs, list_shards, meta_json, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
 from pipeline.filehash import file_digests
@@ -39,7 +40,7 @@ class DecontaminateParams(StageParams):
     n: int = Field(13, ge=1, le=64, description="word n-gram length")
     min_words: int = Field(5, ge=1, description="benchmark texts shorter than n match whole if at least this long")
     mode: Literal["drop", "flag", "sentences"] = "drop"
-    language: str = "ko"
+    language: LanguageCode = "ko"
 
     @field_validator("benchmarks")
     @classmethod

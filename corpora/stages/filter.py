@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from corpora.filters.params import FILTER_NAMES, THRESHOLD_KEYS, Thresholds
-from corpora.lang import get_language
+from corpora.lang import LanguageCode, get_language
 from corpora.shards import Doc, iter_docs, list_shards, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
 from pipeline.io import JsonlWriter
@@ -23,7 +23,7 @@ class FilterParams(Thresholds):
     defaults for keys the recipe does not set), plus normalization, the filter order and `per_source`
     overrides of any threshold for one source, e.g. `per_source: {nsmc: {min_chars: 10}}`."""
 
-    language: str = "ko"
+    language: LanguageCode = "ko"
     normalization: Literal["NFC", "NFKC", "none"] | None = None  # None: the language's form (Korean: NFC)
     max_blank_lines: int = Field(1, ge=0, le=100)
     # filters run in this order; a document's drop reason is the first that fails. Leave one out to disable it.
@@ -40,12 +40,6 @@ class FilterParams(Thresholds):
             raise ValueError(f"unknown filter(s) {unknown}; known: {list(FILTER_NAMES)}")
         if len(set(v)) != len(v):
             raise ValueError(f"filter listed twice in order: {list(v)}")
-        return v
-
-    @field_validator("language")
-    @classmethod
-    def _lang(cls, v: str) -> str:
-        get_language(v)
         return v
 
     @model_validator(mode="after")

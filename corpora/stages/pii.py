@@ -21,6 +21,7 @@ from typing import Literal
 import pyarrow.parquet as pq
 from pydantic import Field
 
+from corpora.lang import LanguageCode
 from corpora.pii.spans import FAILED_FILE, read_spans, spans_name
 from corpora.shards import Doc, iter_docs, list_shards, write_docs
 from corpora.toxicity.scores import DROP_FILE as TOXICITY_DROP_FILE
@@ -38,12 +39,9 @@ class PiiReplaceParams(StageParams):
     drop_density: float = Field(default=0.1, gt=0, le=1,
                                 description="drop mode: drop documents whose PII characters exceed this share")
     seed: int | None = Field(default=None, description="surrogate seed; None: the recipe seed")
-    language: str = Field(default="ko", description="surrogate mode: fake values in this language's formats")
+    language: LanguageCode = Field(default="ko", description="surrogate mode: fake values in this language's formats")
 
     def model_post_init(self, __context) -> None:
-        from corpora.lang import get_language
-
-        get_language(self.language)
         if self.types is not None:
             from corpora.pii.types import KNOWN_TYPES
 

@@ -11,6 +11,7 @@ from typing import Literal
 import pyarrow.parquet as pq
 from pydantic import Field, field_validator, model_validator
 
+from corpora.lang import LanguageCode
 from corpora.pii.spans import FAILED_FILE, spans_name, write_spans
 from corpora.shards import QuarantineWriter, list_shards
 from pipeline import io
@@ -34,15 +35,13 @@ class PiiDetectParams(StageParams):
     doc_timeout_s: float = Field(default=60.0, gt=0, description="per-document time limit; over it: quarantine")
     optional_types: list[Literal["POSTAL_CODE", "DT_BIRTH", "AGE"]] = Field(
         default_factory=list, description="types detected only when named here (corpora/pii/types.py)")
-    language: str = Field(default="ko", description="the PII pack: ko, ja (corpora/pii/types.py)")
+    language: LanguageCode = Field(default="ko", description="the PII pack: ko, ja (corpora/pii/types.py)")
 
     @field_validator("language")
     @classmethod
     def _language(cls, v: str) -> str:
-        from corpora.lang import get_language
         from corpora.pii.types import language_types
 
-        get_language(v)  # a RegistryError (a ValueError) that lists the known codes
         language_types(v)  # a language of the curation stages may still lack PII recognizers
         return v
 

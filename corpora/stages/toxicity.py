@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow.parquet as pq
 from pydantic import Field, field_validator, model_validator
 
+from corpora.lang import LanguageCode
 from corpora.shards import list_shards
 from pipeline import io
 from pipeline.filehash import file_digests
@@ -58,7 +59,7 @@ class ToxicityParams(StageParams):
     threshold: float = Field(0.5, gt=0, lt=1, description="score = P(hate) + P(offensive); drop when above")
     sources: list[str] | None = Field(None, description="drop only documents of these sources (None: every "
                                                         "source); all are scored")
-    language: str = Field("ko", description="sentence splitting")
+    language: LanguageCode = Field("ko", description="sentence splitting")
     samples_per_source: int = Field(5, ge=0, le=1000, description="documents above the threshold kept in "
                                                                  "samples.jsonl, per source")
 

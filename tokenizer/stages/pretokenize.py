@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from corpora.lang import LanguageCode
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, list_shards, write_docs
 from pipeline import io
 from pipeline.stage import (
@@ -36,7 +37,7 @@ class PretokenizeParams(StageParams):
     analyzer: Literal["mecab", "none"] = Field(
         default="mecab", description="mecab: morpheme-aware units; none: plain text (the ablation arm)")
     cache_size: int = Field(default=1 << 18, ge=0, description="distinct eojeols cached per worker")
-    language: str = Field(default="ko", description="its MeCab dictionary and kind of tokenizer (corpora/lang)")
+    language: LanguageCode = Field(default="ko", description="its MeCab dictionary and kind of tokenizer (corpora/lang)")
 
     @field_validator("language")
     @classmethod

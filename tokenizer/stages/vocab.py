@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from corpora.lang import LanguageCode
 from corpora.shards import count_docs, list_shards
 from pipeline import io
 from pipeline.filehash import file_digests
@@ -30,7 +31,7 @@ class VocabParams(StageParams):
     report_texts: list[str] = Field(default_factory=list,
                                     description="evaluation files for fidelity.json (KLUE dev json/tsv, or text)")
     report_max_texts: int | None = Field(default=2000, ge=1, description="texts read per report file")
-    language: str = Field(default="ko", description="spaced words (WordPiece/BPE on BertPreTokenizer words) or "
+    language: LanguageCode = Field(default="ko", description="spaced words (WordPiece/BPE on BertPreTokenizer words) or "
                                                     "not (byte-fallback BPE on Metaspace runs): corpora/lang")
 
     @model_validator(mode="before")

@@ -30,6 +30,7 @@ from typing import Any
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 
+from corpora.lang.ja import line_pieces
 from corpora.pii.ja.patterns import LANG, fold
 
 HONORIFICS = frozenset(("様", "さま", "さん", "氏", "君", "くん", "ちゃん", "先生", "殿", "どの"))
@@ -51,8 +52,6 @@ _KATAKANA = re.compile("[\u30a1-\u30fa\u30fc]")
 # parts of 20 letters), so that a page of ・-joined katakana costs a constant per token, not its length
 _KANA_PART = "[\u30a1-\u30fa\u30fc]{1,20}"
 _DOTTED_NAME = re.compile(f"{_KANA_PART}(?:・(?:{_KANA_PART}|[A-Z]\\.?)){{0,4}}・{_KANA_PART}(?![\u30a1-\u30fa\u30fc])")
-MAX_PARSE_CHARS = 4096  # MeCab's lattice grows with its input: long lines are cut (see corpora.lang.ja)
-_CUTS = "。！？!?、，, "
 
 _TAGGER: tuple[int, Any] | None = None
 
@@ -65,35 +64,16 @@ def tagger() -> Any:
     if _TAGGER is None or _TAGGER[0] != pid:
         import MeCab
 
-        try:
-            import unidic_lite
-        except ModuleNotFoundError:
-            raise ModuleNotFoundError("Japanese PII detection needs MeCab's UniDic dictionary: pip install "
-                                      "'klue-pipeline[ja]' (unidic-lite)") from None
-        d = unidic_lite.DICDIR
+        from corpora.lang.ja import unidic_args
+
         # `-O ""`: not the dictionary's own `unidic` output format, so that -F/-U apply; the doubled
         # backslashes reach MeCab as \t and \n (mecab-python3 unescapes its argument string once).
         fmt = r"%M\\t%f[0],%f[1],%f[2],%f[3]\\n"
-        _TAGGER = (pid, MeCab.Tagger(f'-r "{os.path.join(d, "mecabrc")}" -d "{d}" -O "" -F{fmt} -U{fmt} '
-                                     r"-E\\n"))
+        _TAGGER = (pid, MeCab.Tagger(f'{unidic_args()} -O "" -F{fmt} -U{fmt} ' r"-E\\n"))
     return _TAGGER[1]
 
 
 Token = tuple[int, int, str, str]  # start, end, surface, "pos1,pos2,pos3,pos4"
-
-
-def _pieces(line: str) -> list[tuple[int, str]]:
-    """(offset, piece) parts of `line` of at most MAX_PARSE_CHARS characters, cut after punctuation."""
-    out = []
-    pos = 0
-    while len(line) - pos > MAX_PARSE_CHARS:
-        cut = max(line.rfind(c, pos, pos + MAX_PARSE_CHARS) for c in _CUTS) + 1
-        if cut <= pos + MAX_PARSE_CHARS // 2:
-            cut = pos + MAX_PARSE_CHARS
-        out.append((pos, line[pos:cut]))
-        pos = cut
-    out.append((pos, line[pos:]))
-    return out
 
 
 def tokens(text: str) -> list[Token]:
@@ -105,7 +85,7 @@ def tokens(text: str) -> list[Token]:
         if line and not line.isspace():
             # a tab would read as the field separator, NUL ends MeCab's C string: both become spaces (same length)
             clean = line.replace("\t", " ").replace("\x00", " ")
-            for off, piece in _pieces(clean):
+            for off, piece in line_pieces(clean):
                 pos = line_start + off
                 for row in parse(piece).split("\n"):
                     surface, tab, feat = row.partition("\t")
