@@ -23,7 +23,8 @@ def test_registry_entries_resolve_to_task_classes():
         task = get_task(name, FX)
         assert task.main_metric in task.metric_names
     assert resolve_name("KLUE-STS") == "sts" and resolve_name("klue-ner") == "ner" and resolve_name("KLUE-DP") == "dp"
-    with pytest.raises(ValueError, match=r"unknown task 'pos'.*\(known: ynat, sts, nli, ner, re, dp, mrc, dst\)"):
+    with pytest.raises(ValueError, match=r"unknown task 'pos'.*\(known: ynat, sts, nli, ner, re, dp, mrc, dst, jsts, jnli, jsquad, "
+                                         r"jcommonsenseqa\)"):
         resolve_name("pos")
 
 

@@ -98,5 +98,5 @@ def test_stop_words_found_at_eojeol_edges():
 
 
 def test_unknown_language_is_a_clear_error():
-    with pytest.raises(ValueError, match=r"unknown language 'xx' \(known: ko\)"):
+    with pytest.raises(ValueError, match=r"unknown language 'xx' \(known: ko, ja\)"):
         get_language("xx")
