@@ -349,11 +349,10 @@ KOR_ON_FIRST_SCALE = {"dtk-minhash"}
 def _peak_rss_mb() -> float:
     """This process's peak RSS. VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and execve, so a
     child would report its parent's peak (the sample builder's) instead of its own."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        return _status_mb("VmHWM")
+    except (OSError, KeyError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure(kind: str, data: Path) -> dict:

@@ -263,3 +263,16 @@ def test_normalization_form_follows_params_or_language():
     assert FilterChain(FilterParams(min_chars=1))(text).text == text  # Korean default: NFC
     assert FilterChain(FilterParams(min_chars=1, normalization="NFKC"))(text).text == \
         "KLUE 벤치마크는 1 여덟 개의 과제로 이루어져 있다."
+
+
+def test_the_threshold_field_defaults_are_the_korean_packs():
+    """`FilterParams.thresholds_for` lays the language's defaults over the fields for every language, Korean
+    included: that is a no-op for Korean only because the fields' defaults are Korean's."""
+    from corpora.lang.ko import DEFAULTS as KO
+    from corpora.stages.filter import FilterParams
+
+    p = FilterParams()
+    assert {k: getattr(p, k) for k in KO} == KO
+    assert p.thresholds_for(None) == FilterParams(language="ko").thresholds_for(None)
+    ja = FilterParams(language="ja", min_chars=7).thresholds_for(None)
+    assert ja.min_chars == 7 and ja.dup_line_frac == 0.375  # a recipe key wins over the language's default

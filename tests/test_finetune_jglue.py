@@ -453,7 +453,7 @@ def _shared(jglue_dir: Path, task: str) -> tuple[Task, Path]:
     t = get_task(task)
     folder = jglue_dir / t.files.subdir
     if not folder.is_dir():
-        pytest.skip(f"{folder} is missing")
+        pytest.skip(f"the shared JGLUE folder {folder} is missing (set KLUE_DATA_DIR to the shared data)")
     return t, folder
 
 

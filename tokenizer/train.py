@@ -71,18 +71,30 @@ def training_text(units: str, reserved: Iterable[str]) -> str:
 def training_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
     """`training_text` with `reserved` fixed, for streams: whether a text can hold a reserved token is then
     one substring test per text (all of them start with `[` in practice), not a loop over the tokens."""
-    reserved = list(reserved)
-    bracketed = all(t[:1] == "[" for t in reserved)
+    remove = reserved_remover(reserved)
     cont, glue, sentinel = f" {CONT}", f" {GLUE}", f" {SENTINEL}"
 
     def rewrite(units: str) -> str:
-        text = units.replace(cont, sentinel).replace(glue, " ")
+        return remove(units.replace(cont, sentinel).replace(glue, " "))
+
+    return rewrite
+
+
+def reserved_remover(reserved: Iterable[str], mark: str = "") -> Callable[[str], str]:
+    """Replaces each reserved token (first with `mark` in front, when given) by a space. When all of them
+    start with `[` (in practice always), a text without `[` is returned as it is after one substring test."""
+    reserved = list(reserved)
+    bracketed = all(t[:1] == "[" for t in reserved)
+
+    def remove(text: str) -> str:
         if not bracketed or "[" in text:
             for t in reserved:
+                if mark:
+                    text = text.replace(mark + t, " ")
                 text = text.replace(t, " ")
         return text
 
-    return rewrite
+    return remove
 
 
 def metaspace_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
@@ -94,15 +106,11 @@ def metaspace_rewriter(reserved: Iterable[str]) -> Callable[[str], str]:
     follows a space; continuation markers go; reserved tokens are removed, and the unit after one keeps no ▁
     (at inference the added-token split leaves the rest of the chunk without one). A few `str.replace` calls
     per document, as `training_rewriter`."""
-    reserved = sorted(set(reserved), key=lambda t: (-len(t), t))
+    remove = reserved_remover(reserved, mark=METASPACE)
     mark, cont, glue = f" {METASPACE}", f" {METASPACE}{CONT}", f" {METASPACE}{GLUE}"
 
     def rewrite(units: str) -> str:
-        text = (" " + units.replace("\n", " ")).replace(" ", mark).replace(cont, " ").replace(glue, " ")
-        if "[" in text:
-            for t in reserved:
-                text = text.replace(METASPACE + t, " ").replace(t, " ")
-        return text
+        return remove((" " + units.replace("\n", " ")).replace(" ", mark).replace(cont, " ").replace(glue, " "))
 
     return rewrite
 
@@ -275,7 +283,8 @@ def _train_metaspace(stream: Callable[[], Iterable[str]], algorithm: str, vocab_
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tok.train_from_iterator(map(rewrite, stream()), trainer=trainer, length=length)
     model = json.loads(tok.to_str())["model"]
-    learned = [t for t, _ in sorted(model["vocab"].items(), key=lambda kv: kv[1]) if t not in set(fixed)]
+    taken = set(fixed)
+    learned = [t for t, _ in sorted(model["vocab"].items(), key=lambda kv: kv[1]) if t not in taken]
     merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ", 1)) for m in model["merges"]]
     tv = TrainedVocab("bpe", fixed + learned, merges, len(reserved), "metaspace", unicode_normalization)
     return _truncate(tv, vocab_size)

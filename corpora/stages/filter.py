@@ -52,8 +52,9 @@ class FilterParams(Thresholds):
         """The thresholds for one source: language defaults < recipe keys < per_source overrides."""
         lang = get_language(self.language)
         base = {k: getattr(self, k) for k in THRESHOLD_KEYS}
-        if self.language != "ko":
-            base.update({k: v for k, v in lang.default_thresholds.items() if k not in self.model_fields_set})
+        # the field defaults are Korean's (tests check they equal corpora/lang/ko.py's), so for Korean this
+        # changes nothing; another language's defaults replace every key the recipe does not set
+        base.update({k: v for k, v in lang.default_thresholds.items() if k not in self.model_fields_set})
         over = self.per_source.get(source, {}) if source is not None else {}
         bad = sorted(set(over) - THRESHOLD_KEYS)
         if bad:

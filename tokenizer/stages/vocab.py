@@ -39,10 +39,10 @@ class VocabParams(StageParams):
     def _algorithm_for_language(cls, data: Any) -> Any:
         """A language without spaces trains BPE unless the recipe says otherwise (WordPiece is refused there:
         `tokenizer.train._train_metaspace`)."""
-        if isinstance(data, dict) and "algorithm" not in data and data.get("language", "ko") != "ko":
-            from corpora.lang import get_language
+        if isinstance(data, dict) and "algorithm" not in data and isinstance(data.get("language"), str):
+            from corpora.lang import LANGUAGES
 
-            if not get_language(data["language"]).whitespace_words:
+            if data["language"] in LANGUAGES.names and not LANGUAGES.get(data["language"]).whitespace_words:
                 return {**data, "algorithm": "bpe"}
         return data
 
