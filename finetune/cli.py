@@ -8,17 +8,20 @@ from typing import Any, Literal
 
 import click
 
-from finetune.registry import TASKS, task_list_text
+from finetune.registry import SUITES, task_list_text
 
 
 def _task_help() -> str:
-    return "\b\nRegistered tasks (metrics, the one that selects the checkpoint, title):\n" + "\n".join(
-        f"  {name:<5} {', '.join(e.metrics)} (selects on {e.main_metric}): {e.title}" for name, e in TASKS.items())
+    return "\n\n".join(
+        f"\b\n{suite.upper()} tasks (metrics, the one that selects the checkpoint, title):\n" + "\n".join(
+            f"  {name:<5} {', '.join(e.metrics)} (selects on {e.main_metric}): {e.title}"
+            for name, e in tasks.items())
+        for suite, tasks in SUITES.items())
 
 
 def _print_task_list(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo(task_list_text())
+        click.echo("\n\n".join(f"# {suite}\n{task_list_text(suite)}" for suite in SUITES))
         ctx.exit()
 
 
@@ -34,13 +37,14 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 
 @click.command(help="Fine-tune a model on KLUE tasks, select the best checkpoint on the evaluation split, "
                     "and write metrics.json, predictions and a one-line summary.\n\n"
-                    "TASK is one task, a comma-separated list (ynat,sts) or 'all'. With more than one task, or "
+                    "TASK is one task, a comma-separated list (ynat,sts), 'all' (the eight KLUE tasks) or 'jglue' "
+                    "(the four JGLUE tasks). With more than one task, or "
                     "with --vs-random-init, OUTPUT holds one folder per run (TASK/, TASK-random-init/) and "
                     "results.md / results.json, the table of every run beside KLUE's published scores.\n\n"
                     + _task_help())
 @click.argument("task", required=False)
 @click.option("--task-list", is_flag=True, expose_value=False, is_eager=True, callback=_print_task_list,
-              help="List the registered tasks with their metrics and exit.")
+              help="List the registered tasks of every suite with their metrics and exit.")
 @click.option("--model", "model_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder that AutoModel/AutoTokenizer load offline (safetensors).")
 @click.option("--data-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -73,13 +77,16 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 @click.option("--save-model/--no-save-model", default=True, show_default=True,
               help="Save the selected checkpoint under seed-N/model.")
 @click.option("--label", help="Name of this model in reports (default: the model folder's name).")
+@click.option("--resume", is_flag=True,
+              help="Keep every seed that already has OUTPUT/.../seed-N/metrics.json and run only the others "
+                   "(a killed run continues where it stopped; same arguments, same bytes).")
 @click.option("--quiet", is_flag=True, help="No progress bars, and no transformers load reports (new head weights).")
 def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
              seeds: list[int], split: Literal["auto", "official", "dev-split"], eval_fraction: float, random_init: bool, vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
-             group_by_length: bool | None, task_hp: tuple[str, ...], eval_every: int | None, save_model: bool, label: str | None,
-             quiet: bool) -> None:
+             group_by_length: bool | None, task_hp: tuple[str, ...], eval_every: int | None, save_model: bool,
+             label: str | None, resume: bool, quiet: bool) -> None:
     from dataclasses import replace
 
     missing = [n for n, v in (("TASK", task), ("--model", model_dir), ("--data-dir", data_dir),
@@ -141,7 +148,7 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
             arm_label = "random init" if fresh and vs_random_init else label
             summary = run_finetune(task_obj, model_dir, data, out, seeds, hp, max_steps=max_steps,
                                    eval_every=eval_every, random_init=fresh, save_model=save_model,
-                                   label=arm_label, progress=not quiet)
+                                   label=arm_label, progress=not quiet, resume=resume)
             click.echo(summary_line(summary))
             run_dirs.append(out)
     if suite:
@@ -193,11 +200,13 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
 
 
 def _task_names(spec: str) -> list[str]:
-    """'all', one task or a comma-separated list -> registered names, in registry order for 'all'."""
-    from finetune.registry import TASKS, RegistryError, resolve_name
+    """A suite ('all' or 'klue': the KLUE tasks; 'jglue'), one task or a comma-separated list -> registered
+    names, in registry order for a suite."""
+    from finetune.registry import RegistryError, resolve_name
 
-    if spec.strip().lower() == "all":
-        return list(TASKS)
+    suite = {"all": "klue"}.get(spec.strip().lower(), spec.strip().lower())
+    if suite in SUITES:
+        return list(SUITES[suite])
     names = []
     for part in spec.split(","):
         try:

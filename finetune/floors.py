@@ -24,7 +24,17 @@ nothing (the closing "thank you" turns, for example). A model that tracks the st
 without that oracle. (Carrying the floor's own previous prediction instead would predict the empty state on
 every turn.)
 
-Usage: python -m finetune.floors mrc --data-dir $KLUE_DATA_DIR/klue --output out/mrc-floor
+Sentence-level tasks (YNAT, KLUE-STS, KLUE-NLI; JSTS and JNLI): TF-IDF + a linear model, trained on the
+training examples of the same split. Features are TF-IDF weights of character 1-3-grams within words
+(`char_wb`, `sublinear_tf`, min_df 2: no tokenizer to choose, and robust to Korean particles and to Japanese
+text without spaces); for a pair, the first text's vector, the second's, and their element-wise product (the
+n-grams the two share, which is what similarity and entailment first depend on), stacked. Classification is
+scikit-learn's `LogisticRegression` (lbfgs, C=1, max_iter 1000); STS is `Ridge` (alpha 1), its output clipped to
+0-5. It says what surface n-grams alone get on the same split, so a fine-tuned score below it means the model
+has not learnt even that; it is deterministic.
+
+Usage: python -m finetune.floors ynat --data-dir $KLUE_DATA_DIR/klue --output out/ynat-floor
+       python -m finetune.floors mrc --data-dir $KLUE_DATA_DIR/klue --output out/mrc-floor
        python -m finetune.floors dst --data-dir DIR_WITH_wos/ --output out/dst-floor
 (writes predictions.jsonl, metrics.json in the layout of a `klue finetune` run, so `python -m finetune.results`
 tabulates it as a row "sliding-window floor" / "previous-state floor", and summary.txt).
@@ -131,28 +141,73 @@ def dst_floor_predictions(examples: Sequence[Example]) -> list[dict[str, Any]]:
             for ex in examples]
 
 
+TFIDF = {"method": "TF-IDF (char_wb 1-3-grams, sublinear tf, min_df 2; pairs: a, b, a*b) + "
+                   "LogisticRegression (C=1) / Ridge (alpha=1, STS)"}
+
+
+def tfidf_floor_predictions(task: Any, train: Sequence[Example], evals: Sequence[Example]) -> list[dict[str, Any]]:
+    """Prediction records (`{"guid", "label"}` or, for STS, `{"guid", "score"}`) of the TF-IDF + linear floor,
+    fitted on `train`, for `evals`."""
+    import numpy as np
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression, Ridge
+
+    def pairs(examples: Sequence[Example]) -> tuple[list[str], list[str] | None]:
+        # classification tasks name their texts; the STS tasks' examples are sentence1 / sentence2
+        texts = [task.texts(e) if hasattr(task, "texts") else (e["sentence1"], e["sentence2"]) for e in examples]
+        return [a for a, _ in texts], None if texts and texts[0][1] is None else [b or "" for _, b in texts]
+
+    (a_train, b_train), (a_eval, b_eval) = pairs(train), pairs(evals)
+    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3), min_df=2, sublinear_tf=True)
+    vec.fit(a_train + (b_train or []))
+
+    def features(a: list[str], b: list[str] | None) -> Any:
+        xa = vec.transform(a)
+        if b is None:
+            return xa
+        xb = vec.transform(b)
+        return hstack([xa, xb, xa.multiply(xb)]).tocsr()
+
+    x_train, x_eval = features(a_train, b_train), features(a_eval, b_eval)
+    y_train = [e["label"] for e in train]
+    if task.name in ("sts", "jsts"):
+        scores = np.clip(Ridge(alpha=1.0).fit(x_train, y_train).predict(x_eval), 0.0, 5.0)
+        return [{"guid": e["guid"], "score": float(s)} for e, s in zip(evals, scores, strict=True)]
+    clf = LogisticRegression(C=1.0, max_iter=1000).fit(x_train, y_train)
+    return [{"guid": e["guid"], "label": task.labels[int(i)]} for e, i in zip(evals, clf.predict(x_eval), strict=True)]
+
+
 FLOORS: dict[str, tuple[str, dict[str, Any]]] = {
+    **{t: ("TF-IDF + LR floor" if t not in ("sts", "jsts") else "TF-IDF + ridge floor", TFIDF)
+       for t in ("ynat", "sts", "nli", "jsts", "jnli")},
     "mrc": ("sliding-window floor", {"method": "sliding window (Rajpurkar et al. 2016 after Richardson et al. 2013)"}),
     "dst": ("previous-state floor", {"method": "the previous user turn's gold state, nothing added (oracle history)"}),
 }
 
 
 def run_floor(task_name: str, data_dir: Path, output: Path, split: SplitMode = "auto", eval_fraction: float = 0.2,
-              max_eval: int | None = None, max_words: int = 3) -> dict[str, Any]:
+              max_eval: int | None = None, max_words: int = 3, max_train: int | None = None,
+              label: str | None = None) -> dict[str, Any]:
     """A task's floor on the evaluation examples of `klue finetune TASK` with the same data arguments;
     writes `predictions.jsonl`, `metrics.json` (a run's layout, seeds empty: it is deterministic) and
-    `summary.txt` under `output`."""
+    `summary.txt` under `output` (`label`: the row's name in a results table, default the floor's).
+    `max_train` caps the training examples of the TF-IDF floors (as `klue
+    finetune --max-train-examples` does: the same sample)."""
     if task_name == "mrc":
-        return run_mrc_floor(data_dir, output, split, eval_fraction, max_eval, max_words)
+        return run_mrc_floor(data_dir, output, split, eval_fraction, max_eval, max_words, label=label)
     from finetune.data import load_task_data, write_json, write_jsonl
     from finetune.registry import get_task
     from pipeline import io
 
     task = get_task(task_name, data_dir=data_dir)
-    data = load_task_data(task, data_dir, split=split, eval_fraction=eval_fraction, max_eval=max_eval)
-    preds = dst_floor_predictions(data.eval)
+    data = load_task_data(task, data_dir, split=split, eval_fraction=eval_fraction, max_train=max_train,
+                          max_eval=max_eval)
+    preds = dst_floor_predictions(data.eval) if task_name == "dst" else tfidf_floor_predictions(
+        task, data.train, data.eval)
     metrics = task.compute_metrics(preds, data.eval)
-    label, floor = FLOORS[task_name]
+    name, floor = FLOORS[task_name]
+    label = label or name
     output = Path(output)
     write_jsonl(output / "predictions.jsonl", preds)
     summary = {"task": task.name, "label": label, "model": None, "random_init": False, "floor": floor,
@@ -168,7 +223,7 @@ def run_floor(task_name: str, data_dir: Path, output: Path, split: SplitMode = "
 
 
 def run_mrc_floor(data_dir: Path, output: Path, split: SplitMode = "auto", eval_fraction: float = 0.2,
-                  max_eval: int | None = None, max_words: int = 3) -> dict[str, Any]:
+                  max_eval: int | None = None, max_words: int = 3, label: str | None = None) -> dict[str, Any]:
     """Scores the floor on the evaluation examples of `klue finetune mrc` with the same data arguments and
     writes `predictions.jsonl`, `metrics.json` (the layout of a run's, seeds empty: it is deterministic) and
     `summary.txt` under `output`."""
@@ -182,7 +237,7 @@ def run_mrc_floor(data_dir: Path, output: Path, split: SplitMode = "auto", eval_
     metrics = task.compute_metrics(preds, data.eval)
     output = Path(output)
     write_jsonl(output / "predictions.jsonl", preds)
-    summary = {"task": task.name, "label": "sliding-window floor", "model": None, "random_init": False,
+    summary = {"task": task.name, "label": label or "sliding-window floor", "model": None, "random_init": False,
                "floor": {"method": "sliding window (Rajpurkar et al. 2016 after Richardson et al. 2013)",
                          "max_words": max_words},
                "metric_names": list(task.metric_names), "main_metric": task.main_metric,
@@ -190,7 +245,7 @@ def run_mrc_floor(data_dir: Path, output: Path, split: SplitMode = "auto", eval_
                "std": {k: 0.0 for k in task.metric_names}, "seeds": [], "per_seed": {}, "metrics": metrics,
                "data": data.source}
     write_json(output / "metrics.json", summary)
-    line = (f"{task.name}  sliding-window floor  "
+    line = (f"{task.name}  {summary['label']}  "
             + "  ".join(f"{k} {metrics[k]:.2f}" for k in task.metric_names)
             + f"  [eval: {data.source['split']}, n={data.source['n_eval']}]")
     io.write_text(output / "summary.txt", line + "\n")
@@ -205,13 +260,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", choices=["auto", "official", "dev-split"], default="auto")
     parser.add_argument("--eval-fraction", type=float, default=0.2)
     parser.add_argument("--max-eval-examples", type=int)
+    parser.add_argument("--max-train-examples", type=int, help="TF-IDF floors: cap on training examples")
     parser.add_argument("--max-words", type=int, default=3, help="MRC: longest candidate answer, in words")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     from finetune.records import DataError
 
     try:
         run_floor(args.task, args.data_dir, args.output, args.split, args.eval_fraction, args.max_eval_examples,
-                  args.max_words)
+                  args.max_words, args.max_train_examples)
     except DataError as e:
         raise SystemExit(f"error: {e}") from None
     print((args.output / "summary.txt").read_text(encoding="utf-8").strip())

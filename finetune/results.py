@@ -1,11 +1,13 @@
-"""Results tables (markdown and JSON): our runs beside KLUE's published baselines.
+"""Results tables (markdown and JSON): our runs beside the published baselines of their suite.
 
 The columns and the published numbers are declared by each task next to its metrics (`Column`s of its
-`finetune.registry.TASKS` entry: metric key, README column title, published dev scores by model), in registry
-order; the published numbers are the "Baseline Scores" table of the KLUE README
-(https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef),
-which the paper (arXiv 2105.09680) reports as dev-set results. Runs evaluated on a guid-hash split of a dev
-file are marked (†), because they are not comparable with those.
+`finetune.registry` entry: metric key, README column title, published dev scores by model), in registry order,
+one block per suite (`finetune.registry.SUITES`): a table has the columns of the suites its runs belong to, and
+the published rows of those suites. KLUE's numbers are the "Baseline Scores" table of the KLUE README
+(https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the
+paper (arXiv 2105.09680) reports as dev-set results; JGLUE's are the dev-set table of the JGLUE README
+(github.com/yahoojapan/JGLUE @ 6f071c0). Runs evaluated on a split of a dev file are marked (†), because they
+are not comparable with those.
 
 Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
@@ -21,27 +23,48 @@ from pathlib import Path
 from typing import Any
 
 from finetune.data import write_json
-from finetune.registry import TASKS
+from finetune.records import TaskEntry
+from finetune.registry import SUITES
 from pipeline import io
 
-PUBLISHED_SOURCE = ("KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); "
-                    "dev set")
+PUBLISHED_SOURCES: dict[str, str] = {
+    "klue": "KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); dev set",
+    "jglue": "JGLUE README, dev-set table (github.com/yahoojapan/JGLUE, README.md @ 6f071c0, v1.3); ×100",
+}
+PUBLISHED_SOURCE = PUBLISHED_SOURCES["klue"]
 
-# (task, metric, column title) in table order: every task's declared columns, tasks in registry order.
-COLUMNS: list[tuple[str, str, str]] = [(task, c.metric, c.title) for task, e in TASKS.items() for c in e.columns]
+
+def suite_columns(tasks: dict[str, TaskEntry]) -> list[tuple[str, str, str]]:
+    """(task, metric, column title) in table order: every task's declared columns, tasks in registry order."""
+    return [(task, c.metric, c.title) for task, e in tasks.items() for c in e.columns]
 
 
-def _published() -> dict[str, dict[str, float]]:
+def suite_published(tasks: dict[str, TaskEntry]) -> dict[str, dict[str, float]]:
     """model -> {column title: published score}, models in the order the columns first name them."""
     out: dict[str, dict[str, float]] = {}
-    for e in TASKS.values():
+    for e in tasks.values():
         for c in e.columns:
             for model, value in c.published.items():
                 out.setdefault(model, {})[c.title] = value
     return out
 
 
-PUBLISHED: dict[str, dict[str, float]] = _published()
+# The KLUE suite's, for callers that want the default table's layout.
+COLUMNS: list[tuple[str, str, str]] = suite_columns(SUITES["klue"])
+PUBLISHED: dict[str, dict[str, float]] = suite_published(SUITES["klue"])
+
+
+def suites_of(runs: list[dict[str, Any]]) -> list[str]:
+    """The suites the runs' tasks belong to, in registry order; KLUE when there is no run. An unknown task is
+    an error naming it."""
+    names = []
+    for run in runs:
+        suite = next((s for s, tasks in SUITES.items() if run.get("task") in tasks), None)
+        if suite is None:
+            raise ValueError(f"run {run.get('label')!r}: task {run.get('task')!r} is in no suite "
+                             f"({', '.join(SUITES)})")
+        names.append(suite)
+    return [s for s in SUITES if s in names] or ["klue"]
 
 
 def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
@@ -61,13 +84,19 @@ def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
 def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
     evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init."""
+    suites = suites_of(runs)
+    columns = [col for s in suites for col in suite_columns(SUITES[s])]
+    published: dict[str, dict[str, float]] = {}  # a model in two suites (XLM-R) is one row
+    for s in suites:
+        for model, scores in suite_published(SUITES[s]).items():
+            published.setdefault(model, {}).update(scores)
     rows: dict[str, dict[str, Any]] = {}
     baselines: list[str] = []  # rows of randomly initialised models
     for run in runs:
         row = rows.setdefault(run["label"], {})
         if run.get("random_init") and run["label"] not in baselines:
             baselines.append(run["label"])
-        for task, metric, col in COLUMNS:
+        for task, metric, col in columns:
             if run["task"] != task:
                 continue
             data = run["data"]
@@ -81,14 +110,15 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
         if missing:
             raise ValueError(f"--compare {a},{b}: no run labelled {missing[0]!r} (labels: {', '.join(rows)})")
     return {
-        "columns": [c for _, _, c in COLUMNS],
+        "suites": suites,
+        "columns": [c for _, _, c in columns],
         "ours": rows,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
         # a pair already compared against random init is not repeated
         "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []
                          if not (b in baselines and a not in baselines)],
-        "published": {m: {c: v.get(c) for _, _, c in COLUMNS} for m, v in PUBLISHED.items()},
-        "published_source": PUBLISHED_SOURCE,
+        "published": {m: {c: v.get(c) for _, _, c in columns} for m, v in published.items()},
+        "published_source": "; ".join(PUBLISHED_SOURCES[s] for s in suites),
     }
 
 
@@ -150,8 +180,9 @@ def to_markdown(table: dict[str, Any]) -> str:
     if table.get("vs_random_init") or table.get("between_arms"):
         notes.append("Δ rows: difference of the means; p from Welch's t-test over the seeds (two-sided).")
     if any_split:
-        notes.append("† evaluated on a 20% guid-hash split of the dev file (trained on the other 80%): "
-                     "not comparable with the published dev scores.")
+        notes.append("† evaluated on a split of the dev file, trained on the rest (KLUE: 20% by guid hash, MRC by "
+                     "article; JNLI by image, JSQuAD by article; metrics.json of the run says which): not "
+                     "comparable with the published dev scores.")
     if any_capped:
         notes.append("‡ trained and/or evaluated on a capped sample of the examples (fixed guid-hash sample; "
                      "metrics.json of the run gives n_train and n_eval).")

@@ -9,6 +9,7 @@ the exact code `klue score` runs. `accelerate` handles devices and mixed precisi
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
@@ -307,9 +308,17 @@ def mean_std(values: list[float | None]) -> tuple[float | None, float | None]:
 
 def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seeds: list[int], hp: Hyperparams,
                  *, max_steps: int | None = None, eval_every: int | None = None, random_init: bool = False,
-                 save_model: bool = True, label: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Runs every seed and writes `seed-N/{metrics.json, predictions.jsonl, model/}`, then the aggregate
-    `metrics.json` (per-seed scores, mean ± std) and `summary.txt` (one line)."""
+                 save_model: bool = True, label: str | None = None, progress: bool = True,
+                 resume: bool = False, model_ref: str | None = None) -> dict[str, Any]:
+    """Runs every seed and writes `seed-N/{metrics.json, predictions.jsonl, timing.json, model/}`, then the
+    aggregate `metrics.json` (per-seed scores, mean ± std) and `summary.txt` (one line).
+
+    A seed's `metrics.json` is written last, so it marks the seed done; with `resume`, a seed that has one is
+    read back instead of trained again (a killed suite continues with its first unfinished seed). Wall times go
+    to `timing.json`, not `metrics.json`: on CPU the same seed gives the same bytes in every metrics file,
+    whether a run was interrupted or not. `model_ref` is what `metrics.json` names the model by (default: the
+    folder's path; the pipeline's stage gives a path relative to its workdir).
+    """
     from dataclasses import asdict
 
     from finetune.data import write_json, write_jsonl
@@ -321,22 +330,26 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     per_seed: dict[str, Any] = {}
     for seed in seeds:
         seed_dir = output / f"seed-{seed}"
+        done = seed_dir / "metrics.json"
+        if resume and done.is_file() and (seed_dir / "predictions.jsonl").is_file():
+            per_seed[str(seed)] = json.loads(done.read_text(encoding="utf-8"))
+            continue
         cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
-                          save_dir=seed_dir / "model" if save_model else None, progress=progress)
+                             save_dir=seed_dir / "model" if save_model else None, progress=progress)
         res = finetune_once(task, model_dir, data, cfg)
         write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
+        write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
         record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
-                  "total_steps": res.total_steps, "num_parameters": res.num_parameters,
-                  "train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds, "unk_rate": res.unk_rate,
+                  "total_steps": res.total_steps, "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
                   "max_length": res.max_length, "history": res.history}
-        write_json(seed_dir / "metrics.json", record)
+        write_json(done, record)
         per_seed[str(seed)] = record
 
     mean, std = {}, {}
     for key in task.metric_names:
         mean[key], std[key] = mean_std([r["metrics"].get(key) for r in per_seed.values()])
     summary = {
-        "task": task.name, "label": label, "model": str(model_dir), "random_init": random_init,
+        "task": task.name, "label": label, "model": model_ref or str(model_dir), "random_init": random_init,
         "metric_names": list(task.metric_names), "main_metric": task.main_metric,
         "mean": mean, "std": std, "seeds": seeds, "per_seed": {s: r["metrics"] for s, r in per_seed.items()},
         "data": data.source, "hyperparams": asdict(hp), "max_steps": max_steps,

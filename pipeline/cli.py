@@ -11,6 +11,8 @@ from pipeline.registry import Registry
 COMMANDS: Registry[click.Command] = Registry("command", {
     "run": "pipeline.commands:run",
     "report": "pipeline.commands:report",
+    "status": "pipeline.commands:status",
+    "gc": "pipeline.commands:gc",
     "pii": "corpora.pii.cli:pii",
     "toxicity": "corpora.toxicity.cli:toxicity",
     "tokenizer-report": "tokenizer.cli:tokenizer_report",
@@ -39,7 +41,10 @@ def main() -> None:
     Typical use:
       klue run recipes/klue-tiny-cpu.yaml --workdir runs/tiny      # run every stage of a recipe
       klue run recipes/klue-tiny-cpu.yaml --until decontaminate     # stop after a stage
+      klue run                                                      # the embedded default, offline
       klue report runs/tiny                                         # funnel and results
+      klue status runs/tiny                                         # while it runs: stage and progress
+      klue gc runs/tiny [--yes]                                     # folders no arm uses any more
       klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
       klue toxicity eval --data $KLUE_DATA_DIR/toxicity              # toxicity tagger F1 vs baselines
       klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat

@@ -6,12 +6,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
 
 @click.command()
-@click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where stage folders go (default: ./runs/<recipe name>). Reuse it to resume or extend a run.")
 @click.option("--until", metavar="STAGE", default=None,
@@ -32,12 +33,18 @@ import click
                    "--set sources.0.max_docs=100. Repeatable.")
 @click.option("--verify", is_flag=True,
               help="Recheck the sha256 of every output file of stages that are skipped as done.")
+@click.option("--dry-run", is_flag=True,
+              help="Validate the recipe and print the plan (stages and arms, what is cached, what would run, "
+                   "parameter counts, tokens per step, the DeepSpeed config) without running anything.")
 @click.option("--registry", metavar="MODULE:ATTR", default=None, hidden=True,
               help="Use another stage graph (a dict stage name -> class), e.g. for tests of custom stages.")
-def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str, ...], workers: int,
+def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tuple[str, ...], workers: int,
         executor: str | None, ray_address: str | None, overrides: tuple[str, ...], verify: bool,
-        registry: str | None) -> None:
-    """Run the stages of a RECIPE (YAML), skipping every stage that is already done.
+        dry_run: bool, registry: str | None) -> None:
+    """Run the stages of a RECIPE (YAML), skipping every stage that is already done; without RECIPE, the
+    embedded default (pipeline/sample/recipe.yaml: the whole pipeline, fine-tuning and report included, on the
+    sample corpus and task files shipped in the package; no data folder, no network). A run that reaches the
+    last stage writes the report (report.md, report.html) and prints its path.
 
     Each stage writes to WORKDIR/<stage>/<key>/, where the key hashes the stage's code version, params and
     inputs: rerunning the same recipe is nearly instant, changing one stage's params reruns that stage and
@@ -47,11 +54,13 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
 
     \b
     Examples:
+      klue run                                                  # the embedded default, into runs/klue-sample
       klue run recipes/klue-tiny-cpu.yaml                       # everything, into runs/klue-tiny-cpu
       klue run recipes/klue-tiny-cpu.yaml --until dedup         # curation only
       klue run recipes/klue-tiny-cpu.yaml --set sources.0.max_docs=1000 --workdir runs/smoke
       klue run recipes/klue-tiny-cpu.yaml --force vocab         # rebuild the vocabulary and what follows
       klue run recipes/klue-tiny-cpu.yaml --executor ray --ray-address auto   # on a Ray cluster
+      klue run recipes/klue-roberta-base.yaml --dry-run         # the plan, sizes and configs; runs nothing
       klue report runs/klue-tiny-cpu                            # then look at the funnel and results
     """
     from rich.console import Console
@@ -64,6 +73,10 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
 
     console = Console(highlight=False, soft_wrap=True)
     t0 = time.monotonic()
+    if recipe is None:
+        from pipeline.sample import SAMPLE_DIR
+
+        recipe = SAMPLE_DIR / "recipe.yaml"
     try:
         try:
             reg = registry_from_spec(registry) if registry else None
@@ -77,6 +90,12 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
     except RecipeError as e:
         raise click.ClickException(str(e)) from None
     arms = rec.arms
+    if dry_run:
+        try:
+            print_plan(console, runner, workdir)
+        except RecipeError as e:
+            raise click.ClickException(str(e)) from None
+        return
     console.print(f"[bold]klue run[/] {rec.name}: {len(runner.stages)} stages ({runner.stages[0]} .. "
                   f"{runner.stages[-1]}), {len(arms)} arm{'s' if len(arms) > 1 else ''} "
                   f"({', '.join(a.name for a in arms)}), workers={workers}, executor {exe.kind}, workdir {workdir}")
@@ -91,7 +110,13 @@ def run(recipe: Path, workdir: Path | None, until: str | None, force: tuple[str,
         console.print(f"[bold red]stopped:[/] stage {e.stage} failed; the stages before it are done and "
                       f"will be skipped when you rerun.")
         sys.exit(1)
-    console.print(f"done in {time.monotonic() - t0:.1f} s. Next: klue report {workdir}")
+    if until is not None and until != runner.stages[-1] or registry:
+        console.print(f"done in {time.monotonic() - t0:.1f} s. Next: klue report {workdir}")
+        return
+    from pipeline.report import write_report
+
+    _, html, _ = write_report(workdir)
+    console.print(f"done in {time.monotonic() - t0:.1f} s. Report: {html}")
 
 
 @click.command()
@@ -106,23 +131,157 @@ def report(workdir: Path, fmt: str, arm: str | None) -> None:
 
     \b
     Examples:
-      klue report runs/klue-tiny-cpu                     # markdown to stdout and runs/klue-tiny-cpu/report.md
+      klue report runs/klue-tiny-cpu                     # markdown to stdout; report.md, report.html there
       klue report runs/ablation --arm pii=off
       klue report runs/klue-tiny-cpu --format json | jq '.arms[0].stages[0].funnel'
     """
     import json
 
-    from pipeline import io
-    from pipeline.report import ReportError, build_report, render_markdown
+    from pipeline.report import ReportError, build_report, write_report
 
     try:
-        data = build_report(workdir, arm)
+        if fmt == "json":
+            click.echo(json.dumps(build_report(workdir, arm), indent=2, ensure_ascii=False))
+            return
+        md_path, html_path, text = write_report(workdir, arm)
     except ReportError as e:
         raise click.ClickException(str(e)) from None
-    if fmt == "json":
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        return
-    text = render_markdown(data)
-    name = "report.md" if arm is None else f"report.{arm}.md"
-    io.write_text(workdir / name, text)
     click.echo(text, nl=False)
+    click.echo(f"report: {html_path} (and {md_path.name}, figures in {md_path.parent / 'report_files'})", err=True)
+
+
+def print_plan(console: Any, runner: Any, workdir: Path) -> None:
+    """`klue run --dry-run`: the stages in run order, each folder once with the arms it serves, cached or to
+    run, and what each stage says it would do (`Stage.describe`)."""
+    import json
+
+    from pipeline.runner import StageFailed
+
+    rec = runner.recipe
+    try:
+        plan = runner.plan()
+    except StageFailed as e:
+        raise click.ClickException(f"dry run: {e}") from None
+    n_arms = len(rec.arms)
+    console.print(f"[bold]klue run --dry-run[/] {rec.name}: {len(runner.stages)} stages, {n_arms} "
+                  f"arm{'s' if n_arms > 1 else ''} ({', '.join(a.name for a in rec.arms)}), workdir {workdir}, "
+                  f"language {rec.language}, seed {rec.seed}")
+    todo = [p for p in plan if not p.cached]
+    console.print(f"{len(plan)} stage folders: {len(plan) - len(todo)} cached, {len(todo)} would run")
+    warnings: list[str] = []
+    for p in plan:
+        which = "all arms" if len(p.arms) == n_arms else ", ".join(p.arms)
+        state = "[dim]cached[/]" if p.cached else "[bold]would run[/]"
+        console.print(f"  {p.stage:<14} {state:<18} key {p.key[:8]}  {which}")
+        for k, v in p.details.items():
+            text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+            console.print(f"      {k}: {text}")
+            if "MISSING" in text or k == "describe failed":
+                warnings.append(f"{p.stage} ({which}): {k}: {text}")
+    for w in warnings:
+        console.print(f"[bold yellow]warning:[/] {w}")
+    console.print("nothing was run.")
+
+
+@click.command()
+@click.argument("workdir", type=click.Path(file_okay=False, path_type=Path))
+def status(workdir: Path) -> None:
+    """Where a run stands: the run's state, every arm's finished stages, and, while it runs, the stage it is in
+    (for which arms) and that stage's progress (shard tasks recorded, pretraining step and loss, fine-tuning
+    runs done and the one now running). Reads files only; safe beside a running `klue run`."""
+    import json
+
+    from pipeline.runner import RUN_JSON, STATUS_JSON
+    from pipeline.stages import STAGES
+
+    try:
+        run_rec = json.loads((workdir / RUN_JSON).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise click.ClickException(f"{workdir}: no {RUN_JSON}; nothing has run here") from None
+    except ValueError as e:
+        raise click.ClickException(f"{workdir / RUN_JSON}: not valid JSON ({e})") from None
+    click.echo(f"{workdir}: recipe {run_rec.get('recipe', {}).get('name')}, run {run_rec.get('status')} "
+               f"(started {run_rec.get('started')}, last update {run_rec.get('finished')})")
+    stages = run_rec.get("stages", [])
+    for arm in run_rec.get("arms", []):
+        done = [s["stage"] for s in arm["stages"] if s["status"] in ("ran", "skipped")]
+        failed = [s["stage"] for s in arm["stages"] if s["status"] == "failed"]
+        left = [s for s in stages if s not in done and s not in failed]
+        click.echo(f"  arm {arm['name']}: {len(done)} of {len(stages)} stages done"
+                   + (f"; failed: {', '.join(failed)}" if failed else "")
+                   + (f"; to do: {', '.join(left)}" if left else ""))
+    path = workdir / STATUS_JSON
+    if not path.is_file():
+        click.echo("  no stage is running")
+        return
+    cur = json.loads(path.read_text(encoding="utf-8"))
+    alive = _pid_alive(int(cur.get("pid", 0)))
+    line = f"  now: {cur['stage']} (arm {cur['arm']}, key {cur['key'][:8]}, since {cur['started']})"
+    if not alive:
+        line += f" -- but process {cur.get('pid')} is gone: the run was killed; rerun it to continue"
+    click.echo(line)
+    partial = workdir / cur["partial"]
+    params = run_rec.get("recipe", {}).get("stages", {}).get(cur["stage"], {})  # the recipe's, as validated
+    if cur["stage"] in STAGES.names and partial.is_dir():
+        progress = STAGES.get(cur["stage"]).progress(partial, params)
+        if progress:
+            click.echo(f"  progress: {progress}")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@click.command()
+@click.argument("workdir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--yes", is_flag=True, help="Remove them (default: only list).")
+def gc(workdir: Path, yes: bool) -> None:
+    """List the stage folders that no arm of the last run uses (older keys, leftovers of killed runs:
+    `.partial` and `.old` folders), with their sizes; with --yes, remove them. The last run is run.json's:
+    the folders it links under arms/ are kept, and so is everything while a run is going."""
+    import json
+    import shutil
+
+    from pipeline.runner import RUN_JSON, STATUS_JSON
+
+    try:
+        run_rec = json.loads((workdir / RUN_JSON).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise click.ClickException(f"{workdir}: no {RUN_JSON}; not a workdir of `klue run`") from None
+    if (workdir / STATUS_JSON).is_file() and _pid_alive(
+            int(json.loads((workdir / STATUS_JSON).read_text(encoding="utf-8")).get("pid", 0))):
+        raise click.ClickException(f"{workdir}: a run is going (status.json); gc would race it")
+    used = {s["path"] for a in run_rec.get("arms", []) for s in a["stages"] if s.get("path")}
+    stages = run_rec.get("stages", [])
+    unused: list[tuple[Path, int]] = []
+    for stage in stages:
+        for folder in sorted((workdir / stage).glob("*")) if (workdir / stage).is_dir() else []:
+            if folder.is_dir() and folder.relative_to(workdir).as_posix() not in used:
+                size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+                unused.append((folder, size))
+    total = sum(size for _, size in unused)
+    for folder, size in unused:
+        click.echo(f"{_human(size):>9}  {folder.relative_to(workdir)}")
+    click.echo(f"{len(unused)} folder{'s' if len(unused) != 1 else ''} not used by the last run "
+               f"({_human(total)})" + ("" if yes or not unused else "; rerun with --yes to remove them"))
+    if yes:
+        for folder, _ in unused:
+            shutil.rmtree(folder)
+        if unused:
+            click.echo(f"removed {len(unused)} folders, {_human(total)} freed")
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"

@@ -149,6 +149,28 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     path = Path(path)
     registry = registry or STAGES
     where = f"recipe {path}"
+    raw = read_recipe_file(path)
+    for ov in overrides:
+        apply_override(raw, ov, where)
+    patterns = _input_path_patterns(raw, registry, where)
+    anchor_env_paths(raw, patterns)
+    raw = expand_env(raw, where)
+    resolve_relative_paths(raw, path.resolve().parent, patterns)
+    recipe = build_recipe(raw, where, registry, until)
+    recipe._path = path.resolve()
+    for arm in recipe.arms:
+        arm.recipe._path = recipe._path
+    if check_sources:
+        check_source_paths(recipe, where)
+    return recipe
+
+
+def read_recipe_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The recipe's mapping, with `extends: BASE.yaml` applied: the base file's mapping (its own `extends`
+    first), then this file's keys merged over it -- mappings key by key, recursively; lists and scalars
+    replace. A relative BASE is found beside the file that names it. This is how the KLUE-size and ablation
+    recipes share the sources and curation settings of one recipe instead of copying them."""
+    where = f"recipe {path}"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -164,19 +186,26 @@ def load_recipe(path: str | Path, overrides: Sequence[str] = (), registry: Stage
     if not isinstance(raw, dict):
         raise RecipeError(f"{where}: expected a mapping of keys (name, seed, sources, stages, variants), "
                           f"got {type(raw).__name__}")
-    for ov in overrides:
-        apply_override(raw, ov, where)
-    patterns = _input_path_patterns(raw, registry, where)
-    anchor_env_paths(raw, patterns)
-    raw = expand_env(raw, where)
-    resolve_relative_paths(raw, path.resolve().parent, patterns)
-    recipe = build_recipe(raw, where, registry, until)
-    recipe._path = path.resolve()
-    for arm in recipe.arms:
-        arm.recipe._path = recipe._path
-    if check_sources:
-        check_source_paths(recipe, where)
-    return recipe
+    base = raw.pop("extends", None)
+    if base is None:
+        return raw
+    if not isinstance(base, str):
+        raise RecipeError(f"{where}: extends: expected the path of a recipe file, got {base!r}")
+    base_path = (path.parent / base).resolve()
+    chain = (*_seen, path.resolve())
+    if base_path in chain:
+        raise RecipeError(f"{where}: extends: {base} is already in the chain "
+                          f"({' -> '.join(str(p) for p in (*chain, base_path))})")
+    if not base_path.is_file():
+        raise RecipeError(f"{where}: extends: {base_path} is not a file")
+    return _merged(read_recipe_file(base_path, chain), raw)
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
 
 
 def _input_path_patterns(raw: dict[str, Any], registry: StageRegistry, where: str) -> dict[str, tuple[str, ...]]:

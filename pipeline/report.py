@@ -9,12 +9,16 @@ report, because a silently lost document is the kind of bug nobody finds later.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from pipeline import io
 from pipeline.manifest import MANIFEST, result_problems
 from pipeline.runner import RUN_JSON
-from pipeline.stage import Funnel, StageResult
+from pipeline.stage import ArmOutput, Funnel, ReportSection, StageResult
+
+FILES = "report_files"  # the figures of report.md, beside it (report.html inlines them)
 
 
 class ReportError(ValueError):
@@ -129,15 +133,97 @@ def _comparison(arms: list[dict[str, Any]]) -> dict[str, Any]:
 # markdown
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def build_sections(workdir: str | Path, report: dict[str, Any], registry: Any = None) -> list[ReportSection]:
+    """The report's sections before the stage details: the curation funnel (generic, from every stage's
+    counts), then each stage's own section (`Stage.report_section`) across the arms, in stage order. A stage
+    name the registry does not know (a test graph) has no section."""
+    from pipeline.registry import RegistryError
+    from pipeline.stages import STAGES
+
+    registry = registry or STAGES
+    workdir = Path(workdir)
+    sections = [s for s in [_funnel_section(report)] if s is not None]
+    order: list[str] = []
+    for arm in report["arms"]:
+        order += [s["stage"] for s in arm["stages"] if s["stage"] not in order]
+    for name in order:
+        outputs: dict[str, ArmOutput] = {}
+        for arm in report["arms"]:
+            s = next((x for x in arm["stages"] if x["stage"] == name), None)
+            if s is None or not s.get("path") or s.get("status") == "failed":
+                continue
+            prev = outputs.get(s["path"])
+            if prev is not None:
+                outputs[s["path"]] = ArmOutput((*prev.arms, arm["name"]), prev.path, prev.manifest)
+                continue
+            try:
+                manifest = json.loads((workdir / s["path"] / MANIFEST).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue  # flagged in the report's problems already
+            outputs[s["path"]] = ArmOutput((arm["name"],), workdir / s["path"], manifest)
+        if not outputs or name not in registry.names:
+            continue
+        try:
+            cls = registry.get(name)
+        except RegistryError:
+            continue
+        section = cls.report_section(list(outputs.values()))
+        if section is not None:
+            sections.append(section)
+    return sections
+
+
+def _funnel_section(report: dict[str, Any]) -> ReportSection | None:
+    """Documents kept after each stage, per source (the first arm; arms share curation up to their first
+    differing stage) with a line per other arm's total where it differs."""
+    from pipeline.plots import Figure, lines
+
+    arms = report["arms"]
+    if not arms:
+        return None
+    first = arms[0]
+    staged = [s for s in first["stages"] if s.get("funnel")]
+    if not staged:
+        return None
+    sources = sorted({src for s in staged for src in (s.get("by_source") or {})})
+    names = [s["stage"] for s in staged]
+    series: dict[str, list[tuple[float, float]]] = {
+        src: [(i, s["by_source"][src]["docs_kept"]) for i, s in enumerate(staged) if src in (s.get("by_source") or {})]
+        for src in sources}
+    series["total" + (f" ({first['name']})" if len(arms) > 1 else "")] = [
+        (i, s["funnel"]["docs_kept"]) for i, s in enumerate(staged)]
+    header = ["stage", *sources, "total"]
+    body = [[s["stage"], *(str((s.get("by_source") or {}).get(src, {}).get("docs_kept", "–")) for src in sources),
+             str(s["funnel"]["docs_kept"])] for s in staged]
+    for arm in arms[1:]:
+        totals = {s["stage"]: s["funnel"]["docs_kept"] for s in arm["stages"] if s.get("funnel")}
+        if any(totals.get(s["stage"]) != s["funnel"]["docs_kept"] for s in staged):
+            series[f"total ({arm['name']})"] = [(names.index(n), v) for n, v in totals.items() if n in names]
+            header.append(f"total ({arm['name']})")
+            for row, s in zip(body, staged, strict=True):
+                row.append(str(totals.get(s["stage"], "–")))
+    first_in = staged[0]["funnel"]["docs_in"]
+    md = [f"{first_in} documents read; each row is what a stage kept (the stage details below give every drop "
+          "reason).", "", *md_table(header, body)]
+    fig = Figure("funnel.png", lines(series, xlabel="stage", ylabel="documents kept", xticks=names, log_y=True),
+                 "Documents kept after each stage, per source (log scale).")
+    return ReportSection("Curation funnel", "\n".join(md), [fig])
+
+
+def render_markdown(report: dict[str, Any], sections: list[ReportSection] | None = None) -> str:
     lines = [f"# Run report: {report['recipe']}", ""]
     lines += [f"- workdir: `{report['workdir']}`", f"- recipe file: `{report['recipe_file']}`",
               f"- status: **{report['status']}** (started {report['started']}, finished {report['finished']})",
+              f"- arms: {', '.join(a['name'] for a in report['arms'])}",
               f"- klue-pipeline {report['klue_version']}", ""]
     if report["problems"]:
         lines += ["> **⚠ PROBLEMS: this run's accounting or stages need attention**", ">"]
         lines += [f"> - {p}" for p in report["problems"]]
         lines.append("")
+    for sec in sections or []:
+        lines += [f"## {sec.title}", "", sec.markdown.rstrip(), ""]
+        for fig in sec.figures:
+            lines += [f"![{fig.caption}]({FILES}/{fig.name})", ""]
     if "comparison" in report:
         lines += _md_comparison(report)
     first_arm: dict[str, str] = {}  # key -> the arm where the stage was shown in full
@@ -159,13 +245,13 @@ def _md_comparison(report: dict[str, Any]) -> list[str]:
     arms = [a["name"] for a in report["arms"]]
     lines = ["## Arms side by side", "", "Stage folders (cache keys); *shared* = the same folder serves several arms.",
              ""]
-    lines += _md_table(["stage", *arms],
+    lines += md_table(["stage", *arms],
                        [[st, *[_key_cell(ks.get(a), comp["shared"][st]) for a in arms]]
                         for st, ks in comp["keys"].items()])
     differ = {k: v for k, v in comp["scalars"].items() if len({_fmt(v.get(a, "")) for a in arms}) > 1}
     if differ:
         lines += ["", "Report values that differ between arms:", ""]
-        lines += _md_table(["value", *arms], [[k, *[_fmt(v.get(a, "")) for a in arms]] for k, v in differ.items()])
+        lines += md_table(["value", *arms], [[k, *[_fmt(v.get(a, "")) for a in arms]] for k, v in differ.items()])
     if len(comp["scalars"]) > len(differ):
         lines += ["", f"{len(comp['scalars']) - len(differ)} report values are equal in every arm (see each arm "
                       "below, or `--format json`)."]
@@ -191,7 +277,7 @@ def _md_stage(s: dict[str, Any]) -> list[str]:
     if funnel:
         rows = [_funnel_row(name, f) for name, f in sorted((s.get("by_source") or {}).items())]
         rows.append(_funnel_row("**total**", funnel))
-        lines += _md_table(["source", "docs in", "kept", "dropped", "quarantined", "chars in", "chars kept",
+        lines += md_table(["source", "docs in", "kept", "dropped", "quarantined", "chars in", "chars kept",
                             "check"], rows)
         lines.append("")
     for c in s.get("checks") or []:
@@ -201,24 +287,24 @@ def _md_stage(s: dict[str, Any]) -> list[str]:
     report = s.get("report") or {}
     scalars = {k: v for k, v in report.items() if _is_scalar(v)}
     if scalars:
-        lines += _md_table(["value", ""], [[k, _fmt(v)] for k, v in scalars.items()])
+        lines += md_table(["value", ""], [[k, _fmt(v)] for k, v in scalars.items()])
         lines.append("")
     for k, v in report.items():
         if _is_scalar(v):
             continue
         lines += [f"**{k}**", ""]
         if isinstance(v, dict) and all(_is_scalar(x) for x in v.values()):
-            lines += _md_table(["", k], [[sk, _fmt(sv)] for sk, sv in v.items()])
+            lines += md_table(["", k], [[sk, _fmt(sv)] for sk, sv in v.items()])
         elif isinstance(v, dict) and v and all(isinstance(r, dict) for r in v.values()):  # rows by name
             cols: list[str] = []
             for r in v.values():
                 cols += [c for c in r if c not in cols]
-            lines += _md_table(["", *cols], [[rk, *[_fmt(r.get(c, "")) for c in cols]] for rk, r in v.items()])
+            lines += md_table(["", *cols], [[rk, *[_fmt(r.get(c, "")) for c in cols]] for rk, r in v.items()])
         elif isinstance(v, list) and v and all(isinstance(r, dict) for r in v):
             cols = []
             for r in v:
                 cols += [c for c in r if c not in cols]
-            lines += _md_table(cols, [[_fmt(r.get(c, "")) for c in cols] for r in v])
+            lines += md_table(cols, [[_fmt(r.get(c, "")) for c in cols] for r in v])
         else:
             lines.append(f"`{json.dumps(v, ensure_ascii=False)[:500]}`")
         lines.append("")
@@ -241,10 +327,64 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A markdown table's lines (cells escaped); the one table writer of the report and its stage sections."""
     def esc(x: str) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
 
     out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# files: report.md (+ report_files/*.png) and a self-contained report.html
+
+HTML_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.2em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+img { max-width: 100%; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+blockquote { border-left: 4px solid #d33; margin-left: 0; padding-left: 1em; }
+"""
+
+
+def write_report(workdir: str | Path, arm: str | None = None) -> tuple[Path, Path, str]:
+    """Build the report of a run and write `report.md` with its figures under `report_files/`, and
+    `report.html`, the same content in one file (figures inlined as data URIs, no external resource). Returns
+    (markdown path, html path, markdown text)."""
+    import base64
+
+    import markdown
+
+    workdir = Path(workdir)
+    data = build_report(workdir, arm)
+    sections = build_sections(workdir, data)
+    md = render_markdown(data, sections)
+    suffix = "" if arm is None else f".{arm}"
+    for sec in sections:
+        for fig in sec.figures:
+            io.write_bytes(workdir / FILES / f"{Path(fig.name).stem}{suffix}.png", fig.png)
+    if suffix:
+        for sec in sections:
+            for fig in sec.figures:
+                md = md.replace(f"]({FILES}/{fig.name})", f"]({FILES}/{Path(fig.name).stem}{suffix}.png)")
+    md_path = workdir / f"report{suffix}.md"
+    io.write_text(md_path, md)
+    body = markdown.markdown(md, extensions=["tables", "toc", "fenced_code"], output_format="html")
+
+    def inline(m: re.Match[str]) -> str:  # every image the page shows, from report_files/ or a stage folder
+        path = workdir / m.group(1)
+        if not path.is_file() or path.suffix.lower() != ".png":
+            return m.group(0)
+        return f'src="data:image/png;base64,{base64.b64encode(path.read_bytes()).decode("ascii")}"'
+
+    body = re.sub(r'src="([^":]+)"', inline, body)
+    title = f"Run report: {data['recipe']}"
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n"
+            f"<style>{HTML_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    html_path = workdir / f"report{suffix}.html"
+    io.write_text(html_path, page)
+    return md_path, html_path, md

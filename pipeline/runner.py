@@ -44,6 +44,7 @@ from pipeline.stage import Stage, StageContext, StageInput, StageParams, StageRe
 from pipeline.stages import STAGES, StageRegistry
 
 RUN_JSON = "run.json"
+STATUS_JSON = "status.json"  # the stage running now (removed when it ends): `klue status`
 
 
 class StageFailed(RuntimeError):
@@ -77,6 +78,19 @@ class _Plan:
     material: dict[str, Any]
     inputs: dict[str, StageInput]
     params: StageParams
+
+
+@dataclass
+class PlannedStage:
+    """One stage folder as a dry run sees it: its key, the arms that share it, and whether it is already done."""
+
+    stage: str
+    key: str
+    path: Path
+    arms: list[str]
+    cached: bool
+    params: dict[str, Any]
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def stage_dir(workdir: Path, stage: str, key: str) -> Path:
@@ -140,6 +154,37 @@ class Runner:
                 self._write_run_json("interrupted")
                 raise
             return self._write_run_json("ok")
+
+    def plan(self) -> list[PlannedStage]:
+        """What `run` would do, without running anything: every stage of every arm keyed (a key needs the
+        upstream keys, not their outputs), whether its folder is already done, and what the stage says it would
+        do (`Stage.describe`). Stages in run order; arms that share a key share one entry."""
+        out: list[PlannedStage] = []
+        for name in self.stages:
+            groups: dict[str, list[tuple[Arm, _Plan]]] = {}
+            for arm in self.recipe.arms:
+                plan = self._plan(name, arm)
+                groups.setdefault(plan.key, []).append((arm, plan))
+            for key, members in groups.items():
+                arm, plan = members[0]
+                final = stage_dir(self.workdir, name, key)
+                manifest = read_manifest(final)
+                cached = manifest is not None and manifest.get("key") == key and name not in self.forced
+                if not cached:
+                    manifest = {"key": key, "meta": {}}
+                outcome = StageOutcome(name, key, final, "cached" if cached else "planned", 0.0, manifest or {},
+                                       [a.name for a, _ in members])
+                for a, _ in members:
+                    self.arm_stages[a.name][name] = outcome
+                ctx = StageContext(out_dir=final, params=plan.params, inputs=plan.inputs, recipe=arm.recipe,
+                                   workers=self.workers, arm=dict(arm.values), executor=self.executor)
+                try:
+                    details = plan.stage.describe(ctx)
+                except Exception as e:  # a dry run reports what it cannot tell instead of stopping
+                    details = {"describe failed": f"{type(e).__name__}: {e}"}
+                out.append(PlannedStage(name, key, final, outcome.arms, cached, plan.material["params"], details))
+        self.arm_stages = {a.name: {} for a in self.recipe.arms}
+        return out
 
     def _run_stage(self, name: str) -> None:
         """Key the stage in every arm (their inputs are all done: stage-major order), then build each distinct
@@ -224,10 +269,16 @@ class Runner:
         ctx = StageContext(out_dir=partial, params=params, inputs=inputs, recipe=arm.recipe,
                            workers=self.workers, arm=dict(arm.values), executor=self.executor, journal=journal)
         started = _now()
+        # what `klue status` reads while the stage runs: which stage, for which arms, in which folder
+        io.write_json(self.workdir / STATUS_JSON, {
+            "stage": name, "key": key, "arm": arm.name, "partial": partial.relative_to(self.workdir).as_posix(),
+            "started": started, "pid": os.getpid()}, indent=2, sort_keys=False)
         try:
             result = stage.run(ctx)
         except Exception as e:
             raise self._fail(name, arm, key, f"{type(e).__name__}: {e}", exc=e) from e
+        finally:
+            (self.workdir / STATUS_JSON).unlink(missing_ok=True)
         seconds = time.monotonic() - t0
         if not isinstance(result, StageResult):
             raise self._fail(name, arm, key, f"run() returned {type(result).__name__}, expected StageResult")

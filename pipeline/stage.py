@@ -256,6 +256,33 @@ def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list
         yield res
 
 
+@dataclass(frozen=True)
+class ArmOutput:
+    """One stage folder of a finished run, for the report: the arms it served, its folder and manifest."""
+
+    arms: tuple[str, ...]
+    path: Path
+    manifest: dict[str, Any]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.manifest.get("meta") or {}
+
+    @property
+    def label(self) -> str:
+        return ", ".join(self.arms)
+
+
+@dataclass
+class ReportSection:
+    """A stage's part of the run report (`Stage.report_section`): markdown, and figures it references as
+    `report_files/<name>`."""
+
+    title: str
+    markdown: str
+    figures: list[Any] = field(default_factory=list)  # pipeline.plots.Figure
+
+
 def package_versions(*dists: str) -> dict[str, str]:
     """Installed versions of distributions ("missing" when absent), for a stage's `fingerprint`: code outside
     this project whose upgrade can change the stage's output (MeCab's dictionary, `tokenizers`)."""
@@ -312,6 +339,29 @@ class Stage(Generic[P]):
         workdir that the stage reads (sources, benchmark files); their paths are not part of the key. Must be
         cheap on a rerun, which the digest memo makes it."""
         return {}
+
+    def describe(self, ctx: StageContext[P]) -> dict[str, Any]:
+        """What `klue run --dry-run` shows about the work this stage would do (sizes, counts, configs), from its
+        params and the recipe alone: an input that is not built yet has a manifest with its key and no meta.
+        Must not run anything expensive."""
+        return {}
+
+    @classmethod
+    def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
+        """What `klue status` says about a run of this stage in progress, from its partial folder (and its
+        params as JSON). The default counts the shard tasks a `shard_resume` stage has recorded."""
+        journal = partial / "_journal"  # pipeline.runner.JOURNAL
+        if not journal.is_dir():
+            return None
+        done = sum(1 for d in journal.glob("map-*") for f in d.glob("*.json"))
+        return f"{done} shard tasks recorded"
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        """This stage's section of `klue report` across the run's arms (one entry per distinct folder, in arm
+        order), or None when it has nothing to show beyond the generic stage details. Built from the
+        manifests and files only, so a report can be rebuilt at any time."""
+        return None
 
     def run(self, ctx: StageContext[P]) -> StageResult:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -24,6 +24,7 @@ STAGE_CLASSES: dict[str, str] = {
     "vocab": "tokenizer.stages.vocab:VocabStage",
     "encode": "pretrain.stages.encode:EncodeStage",
     "pretrain": "pretrain.stages.pretrain:PretrainStage",
+    "finetune": "finetune.stages.finetune:FinetuneStage",
 }
 
 

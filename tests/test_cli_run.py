@@ -80,9 +80,11 @@ def test_failing_stage_exits_1_and_names_it(tmp_path):
 
 
 def test_report_markdown_matches_the_stage_counts(toy_run):
-    code, md = klue("report", str(toy_run))
+    code, out = klue("report", str(toy_run))
     assert code == 0
+    md, _, where = out.rpartition("report: ")  # the markdown on stdout, then the page's path on stderr
     assert (toy_run / "report.md").read_text() == md
+    assert where.startswith(f"{toy_run / 'report.html'} (and report.md") and (toy_run / "report.html").is_file()
     exp = expected_funnels()
     for stage, reason in (("collect", "empty"), ("filter", "too_short")):
         rows = []

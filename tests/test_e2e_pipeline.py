@@ -379,7 +379,7 @@ def test_the_recipe_runs_to_pretrain_and_the_model_fills_a_korean_mask(run):
     assert list(st) == ["default"], proc.stdout
     # the single arm `default` (pii on) reuses the curation of the pii=on arm
     assert st["default"] == {**dict.fromkeys(CURATION, "skipped"),
-                             **dict.fromkeys(("pretokenize", "vocab", "encode", "pretrain"), "ran")}
+                             **dict.fromkeys(("pretokenize", "vocab", "encode", "pretrain", "finetune"), "ran")}
     keys = {s["stage"]: s["key"] for s in rec["arms"][0]["stages"]}
     assert keys["pii"] == next(s["key"] for a in run.run1["arms"] if a["name"] == "pii=on"
                                for s in a["stages"] if s["stage"] == "pii")
@@ -408,6 +408,44 @@ def test_the_recipe_runs_to_pretrain_and_the_model_fills_a_korean_mask(run):
     scores = [p["score"] for p in preds]
     assert scores == sorted(scores, reverse=True) and 0 < sum(scores) <= 1.0 + 1e-6
     assert len({p["token"] for p in preds}) == 5 and all(0 <= p["token"] < len(tok) for p in preds)
+
+
+def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_section(run):
+    """The graph after pretrain: the finetune stage fine-tunes the pipeline's own model on two tasks (2 seeds,
+    against random init and the TF-IDF floor), then `klue report` writes report.md and a self-contained
+    report.html, which a real headless Chromium renders with every section and every image loaded."""
+    from testkit.browser import chromium, page_facts
+    from testkit.finetune import FX
+
+    sets = ["--set", "variants=null", "--set", "stages.finetune.tasks=[ynat, nli]",
+            "--set", f"stages.finetune.data_dir={FX}", "--set", "stages.finetune.seeds=[1, 2]",
+            "--set", "stages.finetune.vs_random_init=true", "--set", "stages.finetune.max_steps=2",
+            "--set", "stages.finetune.threads=1"]
+    klue_subprocess("run", RECIPE, "--workdir", run.wd, "--workers", "2", *sets)
+    rec = json.loads((run.wd / "run.json").read_text(encoding="utf-8"))
+    assert statuses(rec)["default"]["finetune"] == "ran" and statuses(rec)["default"]["pretrain"] == "skipped"
+    ms = arm_manifests(run.wd, rec, "default")
+    tasks = ms["finetune"]["meta"]["tasks"]
+    assert list(tasks) == ["ynat", "nli"] and set(tasks["ynat"]) == {"pretrained", "random-init", "floor"}
+
+    proc = klue_subprocess("report", run.wd, "--arm", "default")
+    html = run.wd / "report.default.html"
+    assert f"report: {html}" in proc.stderr
+    md = (run.wd / "report.default.md").read_text(encoding="utf-8")
+    titles = ["Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining", "Fine-tuning"]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")][:len(titles)] == titles
+    for name in ("funnel", "pii_types", "loss", "finetune"):
+        assert f"](report_files/{name}.default.png)" in md and (run.wd / f"report_files/{name}.default.png").is_file()
+    assert "| pretrained |" in md and "| random init |" in md and "| floor |" in md and "KLUE-RoBERTa-base" in md
+    if chromium() is None:
+        pytest.skip("no Chromium on PATH (Debian's `chromium` package; .ci/run installs it): the page was "
+                    "written but not rendered")
+    facts = page_facts(html)
+    assert facts["title"] == "Run report: e2e-fixture" or facts["title"].startswith("Run report: ")
+    assert [h["text"] for h in facts["h2"]][:len(titles)] == titles
+    assert len(facts["images"]) >= 4
+    assert all(i["complete"] and i["width"] > 100 and i["height"] > 100 and i["inline"] for i in facts["images"])
+    assert facts["external"] == [] and facts["tables"] >= 10
 
 
 # -------------------------------------------------------------------------------------- 6. shared data

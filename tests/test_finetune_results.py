@@ -39,7 +39,7 @@ def test_rows_group_by_label_and_mark_split_and_capped_runs():
                      "–", "–", "–", "–"]
     random_line = next(line for line in md.splitlines() if line.startswith("| random |"))
     assert "30.00" in random_line and "±" not in random_line  # one seed: no std shown
-    assert "† evaluated on a 20% guid-hash split" in md and "‡ trained and/or evaluated on a capped" in md
+    assert "† evaluated on a split of the dev file" in md and "‡ trained and/or evaluated on a capped" in md
     assert sum("(published)" in line for line in md.splitlines()) == len(PUBLISHED)
 
 
@@ -128,7 +128,7 @@ def test_ner_and_dp_dev_split_runs_are_marked_and_unpublished_columns_show_a_das
     published = next(line for line in md.splitlines() if line.startswith("| KLUE-RoBERTa-large (published) |"))
     cells = [c.strip() for c in published.strip("|").split("|")]
     assert cells[5:8] == ["85.79", "91.77", "–"] and cells[10:] == ["93.32", "88.72", "76.78", "81.43", "50.49", "92.11"]
-    assert "† evaluated on a 20% guid-hash split" in md
+    assert "† evaluated on a split of the dev file" in md
 
 
 def test_compare_adds_a_difference_row_between_two_arms(tmp_path, capsys):
@@ -173,3 +173,37 @@ def test_a_missing_or_broken_run_is_named(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(tmp_path / "t"), str(tmp_path / "half")])
     assert "metrics.json: not JSON" in capsys.readouterr().err
+
+
+def test_jglue_runs_get_jglue_columns_and_published_rows_only():
+    """A table of JGLUE runs has the JGLUE suite's columns and JGLUE's published rows, and no KLUE column."""
+    runs = [_run("jnli", "ja-tiny", {"accuracy": 60.0}, {"accuracy": 1.0}, [1, 2, 3], split="dev-split"),
+            _run("jsts", "ja-tiny", {"pearsonr": 30.0, "spearmanr": 28.0}, {"pearsonr": 2.0, "spearmanr": 2.0},
+                 [1, 2, 3]),
+            {**_run("jnli", "random init", {"accuracy": 50.0}, {"accuracy": 1.0}, [1, 2, 3], split="dev-split"),
+             "random_init": True}]
+    table = build_table(runs)
+    assert table["suites"] == ["jglue"]
+    assert table["columns"] == ["JSTS Pearson", "JSTS Spearman", "JNLI Acc", "JSQuAD EM", "JSQuAD F1", "JCQA Acc"]
+    assert "Tohoku BERT-base" in table["published"] and "KLUE-RoBERTa-base" not in table["published"]
+    assert table["published"]["XLM-R-base"] == {"JSTS Pearson": 87.7, "JSTS Spearman": 83.1, "JNLI Acc": 89.8,
+                                                "JSQuAD EM": None, "JSQuAD F1": None, "JCQA Acc": 68.7}
+    (delta,) = table["vs_random_init"]
+    assert delta["cells"]["JNLI Acc"]["diff"] == 10.0 and delta["cells"]["JNLI Acc"]["p"] < 0.01
+    md = to_markdown(table)
+    assert "JGLUE README" in md and "KLUE README" not in md
+    assert next(line for line in md.splitlines() if line.startswith("| ja-tiny |")).count("†") == 1
+
+
+def test_a_table_of_both_suites_keeps_one_row_per_published_model():
+    runs = [_run("ynat", "m", {"macro_f1": 60.0}, {"macro_f1": 0.0}, [1]),
+            _run("jnli", "m", {"accuracy": 60.0}, {"accuracy": 0.0}, [1])]
+    table = build_table(runs)
+    assert table["suites"] == ["klue", "jglue"] and table["columns"][0] == "YNAT F1"
+    xlmr = table["published"]["XLM-R-base"]
+    assert xlmr["YNAT F1"] == 83.52 and xlmr["JNLI Acc"] == 89.8  # KLUE's and JGLUE's numbers, one row
+
+
+def test_a_run_of_an_unknown_task_is_named():
+    with pytest.raises(ValueError, match="task 'squad' is in no suite"):
+        build_table([_run("squad", "m", {"f1": 1.0}, {"f1": 0.0}, [1])])

@@ -186,6 +186,9 @@ def test_all_names_every_registered_task():
     from finetune.registry import TASKS
 
     assert _task_names("all") == list(TASKS) == ["ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"]
+    assert _task_names("klue") == list(TASKS)
+    assert _task_names("JGLUE") == ["jsts", "jnli", "jsquad", "jcommonsenseqa"]
+    assert _task_names("jnli,jcqa") == ["jnli", "jcommonsenseqa"]
 
 
 def test_random_init_keeps_the_shape_and_discards_the_weights(tiny):
@@ -216,8 +219,10 @@ def test_re_marker_glued_to_a_syllable_becomes_a_continuation(tiny):
 def test_cli_lists_tasks_and_stays_light():
     res = CliRunner().invoke(finetune, ["--task-list"])
     assert res.exit_code == 0
-    assert [line.split()[0] for line in res.output.strip().splitlines()] == ["ynat", "sts", "nli", "ner", "re", "dp",
-                                                                             "mrc", "dst"]
+    names = [line.split()[0] for line in res.output.strip().splitlines() if line.strip()]
+    assert names == ["#", "ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst",
+                     "#", "jsts", "jnli", "jsquad", "jcommonsenseqa"]
+    assert "# klue" in res.output and "# jglue" in res.output
     help_text = CliRunner().invoke(finetune, ["--help"]).output
     assert "micro_f1, auprc" in help_text and "pearsonr, f1" in help_text
     assert "entity_macro_f1, character_macro_f1, character_macro_f1_without_o (selects on character_macro_f1)" \

@@ -28,7 +28,7 @@ def test_names_are_listed_without_importing_anything():
             "heavy = [m for m in ('torch', 'MeCab', 'transformers', 'corpora.stages.collect') if m in sys.modules]; "
             "print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[0].split()[1] == "11" and out[1] == "[]"
+    assert out[0].split()[1] == "12" and out[1] == "[]"  # collect .. pretrain, finetune
 
 
 def test_unknown_names_and_broken_entries_say_what_exists():

@@ -101,11 +101,18 @@ def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, 
 @click.option("--dev", "n_dev", default=1000, show_default=True, type=click.IntRange(min=0))
 @click.option("--heldout", "n_heldout", default=1500, show_default=True, type=click.IntRange(min=0))
 @click.option("--seed", default=0, show_default=True, type=int)
-def gen(out_dir: Path, n_dev: int, n_heldout: int, seed: int) -> None:
+@click.option("--language", "-l", type=click.Choice(("ko", "ja")), default="ko", show_default=True,
+              help="the language of the documents: ko (Korean, corpora/pii/evalgen.py), ja (Japanese, "
+                   "corpora/pii/ja/evalgen.py)")
+def gen(out_dir: Path, n_dev: int, n_heldout: int, seed: int, language: str) -> None:
     """Write the independent evaluation set (OUT_DIR/dev.jsonl, OUT_DIR/heldout.jsonl): synthetic documents
     of seven genres built from the official formats, with gold spans; the held-out part draws its open-class
-    values (names, roads, buildings) from pools the development part never uses."""
-    from corpora.pii.evalgen import write_split
+    values (names, roads, buildings) from pools the development part never uses. `--language ja`: ten
+    Japanese genres, labels of the Japanese detector (MY_NUMBER, CORPORATE_NUMBER, ...)."""
+    if language == "ja":
+        from corpora.pii.ja.evalgen import write_split
+    else:
+        from corpora.pii.evalgen import write_split
 
     paths = write_split(out_dir, n_dev=n_dev, n_heldout=n_heldout, seed=seed)
     for split, p in paths.items():

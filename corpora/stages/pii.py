@@ -27,7 +27,7 @@ from corpora.shards import Doc, iter_docs, list_shards, write_docs
 from corpora.toxicity.scores import DROP_FILE as TOXICITY_DROP_FILE
 from corpora.toxicity.scores import DROP_REASON as TOXICITY_REASON
 from pipeline import io
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+from pipeline.stage import ArmOutput, Funnel, ReportSection, Stage, StageContext, StageParams, StageResult
 
 DIFF_FILE = "diff.json"
 
@@ -129,6 +129,30 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     inputs = ("decontaminate", "pii_detect", "toxicity")
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "enabled"
+
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        """What each arm's text lost to replacement: spans, documents and characters changed per type, arms
+        side by side (the `pii: [on, off]` ablation's difference, since everything else is shared)."""
+        from pipeline.report import md_table
+
+        rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
+                and "per_type" in o.meta["report"]]
+        if not rows:
+            return None
+        types = sorted({t for _, r in rows for t in r["per_type"]})
+
+        def cell(r: dict, t: str) -> str:
+            c = r["per_type"].get(t)
+            return "0" if not c else f"{c['spans']} spans, {c['docs']} docs, {c['chars']} chars"
+
+        header = ["type", *(f"{o.label} ({'replaced: ' + r.get('mode', '') if r.get('enabled') else 'kept'})"
+                            for o, r in rows)]
+        body = [[t, *(cell(r, t) for _, r in rows)] for t in types]
+        body.append(["**total**", *(f"{r['spans_changed']} spans, {r['docs_changed']} docs, "
+                                    f"{r['chars_changed']} chars" for _, r in rows)])
+        return ReportSection("PII replaced, per arm", "\n".join(md_table(header, body)))
 
     def run(self, ctx: StageContext[PiiReplaceParams]) -> StageResult:
         from corpora.pii.replace import DiffCounts, placeholder_token

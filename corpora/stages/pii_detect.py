@@ -16,7 +16,9 @@ from corpora.pii.spans import FAILED_FILE, spans_name, write_spans
 from corpora.shards import QuarantineWriter, list_shards
 from pipeline import io
 from pipeline.stage import (
+    ArmOutput,
     Funnel,
+    ReportSection,
     Stage,
     StageContext,
     StageParams,
@@ -134,6 +136,29 @@ class PiiDetectStage(Stage[PiiDetectParams]):
     version = "2"  # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names
     inputs = ("decontaminate",)
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
+
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        """Spans found per type (a chart and a table), per folder: detection is shared by the arms of a PII
+        ablation (stand-off spans), so there is usually one column."""
+        from pipeline.plots import Figure, bars
+        from pipeline.report import md_table
+
+        rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
+                and "spans_per_type" in o.meta["report"]]
+        if not rows:
+            return None
+        types = sorted({t for _, r in rows for t in r["spans_per_type"]})
+        counts = {o.label: [r["spans_per_type"].get(t, 0) for t in types] for o, r in rows}
+        table = md_table(["type", *counts], [[t, *(str(v[i]) for v in counts.values())] for i, t in enumerate(types)]
+                         + [["**documents with PII**", *(f"{r['docs_with_pii']} of {r['docs']}" for _, r in rows)]])
+        md = ["Detected spans by type (presidio with the language's recognizers, threshold "
+              f"{rows[0][0].manifest.get('params', {}).get('threshold')}); language "
+              f"{rows[0][1].get('language')}.", "", *table]
+        fig = Figure("pii_types.png", bars(types, counts, ylabel="spans", horizontal=True),
+                     "PII spans detected per type.")
+        return ReportSection("PII detected", "\n".join(md), [fig] if types else [])
 
     def fingerprint(self, ctx: StageContext[PiiDetectParams]) -> dict:
         """Japanese names come from MeCab's UniDic tags and its numbers from python-stdnum's checks: their

@@ -11,12 +11,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from pipeline import io
-from pipeline.stage import Stage, StageContext, StageParams, StageResult
+from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
 from pretrain.stages.encode import tokenizer_dir
 
 
@@ -63,6 +63,101 @@ class PretrainStage(Stage[PretrainParams]):
     resumable = True
     variant_field = "model"
 
+
+    @classmethod
+    def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
+        cfg_path, metrics = partial / "train_config.json", partial / "metrics.jsonl"
+        if not cfg_path.is_file():
+            return "starting"
+        total = json.loads(cfg_path.read_text(encoding="utf-8")).get("max_steps")
+        rows = [json.loads(line) for line in metrics.read_text(encoding="utf-8").splitlines() if line.strip()] \
+            if metrics.is_file() else []
+        if not rows:
+            return f"step 0 of {total}"
+        last = rows[-1]
+        evals = [r for r in rows if "eval_loss" in r]
+        held = f", held-out loss {evals[-1]['eval_loss']:.3f}" if evals else ""
+        return (f"step {last['step']} of {total}, loss {last.get('loss', float('nan')):.3f}{held}, "
+                f"{last.get('tokens_per_s', 0):,.0f} tokens/s")
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        """Loss curves of every arm on one set of axes (training loss, held-out loss, and the word-order gain:
+        what shuffling the context costs the model at [MASK], ~0 while it predicts from the bag of words), and
+        the summary numbers."""
+        from pipeline.plots import Figure, panels
+        from pipeline.report import md_table
+
+        curves: dict[str, list[dict[str, Any]]] = {}
+        for o in outputs:
+            path = o.path / o.meta.get("metrics", "metrics.jsonl")
+            if path.is_file():
+                curves[o.label] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                                   if line.strip()]
+        if not curves:
+            return None
+
+        def series(key: str) -> dict[str, list[tuple[float, float]]]:
+            return {label: [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+                    for label, rows in curves.items()}
+
+        fig = Figure("loss.png", panels([("training loss", series("loss")), ("held-out loss", series("eval_loss")),
+                                         ("word-order gain (nats)", series("eval_order_gain"))],
+                                        xlabel="optimizer step"),
+                     "MLM losses and word-order gain per arm.")
+        keys = ["steps", "tokens_seen", "params", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
+                "eval_order_gain", "tokens_per_s", "mfu", "world_size"]
+
+        def fmt(v: Any) -> str:
+            return "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+
+        body = [[k, *(fmt((o.meta.get("report") or {}).get(k)) for o in outputs)] for k in keys]
+        return ReportSection("Pretraining", "\n".join(md_table(["", *(o.label for o in outputs)], body)), [fig])
+
+    def describe(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
+        """The model's shape and exact parameter count (built on PyTorch's meta device: no memory, no
+        weights), tokens per optimiser step, steps and tokens, precision and the DeepSpeed config it would use."""
+        import torch
+        from transformers import RobertaForMaskedLM
+
+        from pretrain.model import build_config
+        from pretrain.train import TrainConfig, deepspeed_config, resolve_mixed_precision
+
+        p = ctx.params
+        vocab = ctx.inputs["vocab"].meta.get("vocab_size")
+        where = "the built vocabulary"
+        if vocab is None:
+            vocab = _planned_vocab_size(ctx)
+            where = "stages.vocab.vocab_size; not built yet"
+        config = build_config(p.model, vocab_size=vocab, seq_len=p.seq_len, pad_token_id=1, bos_token_id=0,
+                              eos_token_id=2, overrides=dict(p.model_overrides))
+        with torch.device("meta"):
+            model = RobertaForMaskedLM(config)
+        n = sum(t.numel() for t in model.parameters())
+        embed = sum(t.numel() for t in model.roberta.embeddings.parameters())
+        per_step = p.batch_size * p.seq_len * p.grad_accum * p.num_processes
+        built = "tokens" in ctx.inputs["encode"].meta
+        steps = resolve_steps(ctx, p) if built or p.epochs is None else p.max_steps
+        out: dict[str, Any] = {
+            "model": f"{p.model}: {config.num_hidden_layers} layers x {config.hidden_size}, "
+                     f"{config.num_attention_heads} heads, FFN {config.intermediate_size}, vocabulary "
+                     f"{config.vocab_size} ({where}), {config.max_position_embeddings} positions",
+            "parameters": f"{n:,} ({n - embed:,} besides the embeddings)",
+            "tokens per step": f"{per_step:,} = micro-batch {p.batch_size} x sequence {p.seq_len} x grad_accum "
+                               f"{p.grad_accum} x {p.num_processes} process{'es' if p.num_processes > 1 else ''}",
+            "steps": f"{steps:,}" + ("" if built or p.epochs is None else
+                                     f" (at most; the epochs cap {p.epochs} is applied once encode has run)"),
+            "tokens": f"{(steps or 0) * per_step:,}",
+        }
+        precision = resolve_mixed_precision(p.mixed_precision)
+        out["precision"] = (p.mixed_precision if p.mixed_precision != "auto"
+                            else f"auto (here: {'fp32' if precision == 'no' else precision}; bf16 on a GPU with it)")
+        if p.deepspeed is not None:
+            cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": ctx.seed,
+                                              "encode_dir": "", "tokenizer_dir": "", "out_dir": ""})
+            out["deepspeed"] = deepspeed_config(cfg, "bf16" if p.mixed_precision == "auto" else precision)
+        return out
+
     def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
         from pretrain.train import TrainConfig
 
@@ -88,6 +183,15 @@ class PretrainStage(Stage[PretrainParams]):
                                                    "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
                                                    "params", "world_size")},
         })
+
+
+def _planned_vocab_size(ctx: StageContext[PretrainParams]) -> int:
+    """The vocab stage's requested size, for a dry run before it has run (special tokens included)."""
+    stages = getattr(ctx.recipe, "stages", {})
+    vocab = stages.get("vocab")
+    if vocab is None or not hasattr(vocab, "vocab_size"):
+        raise ValueError("no vocab stage params in the recipe to size the model from")
+    return int(vocab.vocab_size)
 
 
 def resolve_steps(ctx: StageContext[PretrainParams], p: PretrainParams) -> int:

@@ -16,7 +16,15 @@ from corpora.lang import LanguageCode
 from corpora.shards import count_docs, list_shards
 from pipeline import io
 from pipeline.filehash import file_digests
-from pipeline.stage import Stage, StageContext, StageParams, StageResult, package_versions
+from pipeline.stage import (
+    ArmOutput,
+    ReportSection,
+    Stage,
+    StageContext,
+    StageParams,
+    StageResult,
+    package_versions,
+)
 from tokenizer.stages.pretokenize import chars_path
 
 
@@ -55,6 +63,23 @@ class VocabStage(Stage[VocabParams]):
     inputs = ("pretokenize", "pii")
     variant_field = "algorithm"
     input_paths = ("report_texts.*",)
+
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        """The vocabulary of each arm and its fidelity on the report texts (tokenizer/fidelity.py: share of
+        words split only at morpheme boundaries, tokens per character and per word, UNK rate)."""
+        from pipeline.report import md_table
+
+        if not any("vocab_size" in o.meta for o in outputs):
+            return None
+        keys = ["vocab_size", "algorithm", "analyzer", "pre_tokenizer"]
+        metrics = list(dict.fromkeys(k for o in outputs for k in (o.meta.get("report") or {})))
+        body = [[k, *(str(o.meta.get(k, "–")) for o in outputs)] for k in keys]
+        body += [[m, *(f"{(o.meta.get('report') or {}).get(m, float('nan')):.4f}" for o in outputs)] for m in metrics]
+        md = ["Fidelity is measured on the recipe's `report_texts` (`fidelity.md` in each vocab folder has the "
+              "full table).", "", *md_table(["", *(o.label for o in outputs)], body)]
+        return ReportSection("Tokenizer", "\n".join(md))
 
     def fingerprint(self, ctx: StageContext[VocabParams]) -> dict[str, Any]:
         out: dict[str, Any] = package_versions("tokenizers", "transformers")

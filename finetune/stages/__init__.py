@@ -1,0 +1,1 @@
+"""Pipeline stages of the fine-tuning suite (`finetune`)."""

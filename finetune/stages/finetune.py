@@ -1,0 +1,322 @@
+"""The `finetune` stage: the pretrained model of an arm -> the tasks of a suite, every seed, scored.
+
+After `pretrain`, the stage graph goes on into the fine-tuning suite (`klue finetune`'s code, run in-process):
+for each task named in `tasks`, each seed, the pretrained model and (with `vs_random_init`) fresh weights of
+the same shape, and the task's floor (`finetune.floors`: TF-IDF + a linear model for the sentence-level tasks,
+on the same split). Each (task, init, seed) run is a unit with its own folder, `<task>/<init>/seed-N/`, whose
+`metrics.json` is written last; the stage is `resumable`, so a killed run keeps its finished units and the
+rerun continues with the first unfinished one. On CPU a unit's files are the same bytes whether the stage was
+interrupted or not (wall times go to `timing.json`).
+
+Caching and sharing come from the runner's key: the stage's key covers the pretrained model's key (its input),
+these params and the contents of the task files, so two arms that share a model share its fine-tuning folder,
+and a rerun after a finished run skips it. Scores land in the manifest's meta (per task and init: mean, std and
+per-seed values of every official metric) and in `results.md` / `results.json` (`finetune.results`: the
+pretrained row, the random-init row, Δ with Welch's p, the suite's published rows), which `klue report` joins
+across arms.
+
+The default, `tasks: []`, fine-tunes nothing: a recipe without a `finetune` section ends at the checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
+
+INITS = ("pretrained", "random-init")
+
+
+class FinetuneParams(StageParams):
+    """Which tasks, on which data, with which seeds and hyperparameters (`klue finetune`'s options)."""
+
+    tasks: list[str] = Field(default_factory=list, description="task names or aliases, or a suite: 'klue' (all "
+                             "eight KLUE tasks) or 'jglue'; [] runs nothing")
+    data_dir: str | None = Field(None, description="the suite's data folder: official files (e.g. "
+                                 "${KLUE_DATA_DIR}/klue) or a local HF datasets copy")
+    seeds: list[int] = Field(default_factory=lambda: [42], min_length=1)
+    split: Literal["auto", "official", "dev-split"] = Field(
+        "auto", description="official: train file -> dev; dev-split: a split of the dev file; auto: official if "
+                            "a train file exists")
+    eval_fraction: float = Field(0.2, gt=0, lt=1)
+    vs_random_init: bool = Field(False, description="also fine-tune fresh weights of the same shape, same seeds")
+    max_train_examples: int | None = Field(None, ge=1, description="cap (a fixed guid-hash sample); marked ‡")
+    max_eval_examples: int | None = Field(None, ge=1)
+    max_steps: int | None = Field(None, ge=1, description="cap on optimiser steps per run")
+    hyperparams: dict[str, float | int | bool] = Field(
+        default_factory=dict, description="finetune.tasks.base.Hyperparams fields for every task, e.g. "
+                                          "{learning_rate: 1.0e-3}")
+    task_hyperparams: dict[str, dict[str, float | int | bool]] = Field(
+        default_factory=dict, description="per task, after `hyperparams`: {sts: {epochs: 10}}")
+    floors: bool = Field(True, description="also score each task's floor on the same split (TF-IDF + LR / "
+                                           "ridge for sentence-level tasks, MRC's sliding window, DST's previous "
+                                           "state: finetune.floors)")
+    threads: int | None = Field(None, ge=1, description="torch threads (default: torch's)")
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, v: list[str]) -> list[str]:
+        return expand_tasks(v)
+
+    @field_validator("hyperparams")
+    @classmethod
+    def _known_fields(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return check_hyperparams(v, "hyperparams")
+
+    @model_validator(mode="after")
+    def _task_overrides(self) -> FinetuneParams:
+        from finetune.registry import resolve_name
+
+        for name, hp in self.task_hyperparams.items():
+            task = resolve_name(name)  # a RegistryError (ValueError) naming the known tasks
+            if task not in self.tasks:
+                raise ValueError(f"task_hyperparams.{name}: {task!r} is not in tasks ({', '.join(self.tasks)})")
+            check_hyperparams(hp, f"task_hyperparams.{name}")
+        if self.tasks and self.data_dir is None:
+            raise ValueError("data_dir: required when tasks are named (the folder of the suite's files)")
+        return self
+
+
+def expand_tasks(names: list[str]) -> list[str]:
+    """Registered task names, suites expanded in registry order; a task named twice is an error."""
+    from finetune.registry import SUITES, resolve_name
+
+    out: list[str] = []
+    for name in names:
+        suite = {"all": "klue"}.get(name.strip().lower(), name.strip().lower())
+        for task in SUITES[suite] if suite in SUITES else [resolve_name(name)]:
+            if task in out:
+                raise ValueError(f"task {task!r} is named twice")
+            out.append(task)
+    return out
+
+
+def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
+    """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams`, then its own
+    `task_hyperparams` (the task's win)."""
+    from dataclasses import replace
+
+    return replace(defaults, **{**p.hyperparams, **p.task_hyperparams.get(task, {})})
+
+
+def check_hyperparams(hp: dict[str, Any], where: str) -> dict[str, Any]:
+    """Every key a field of `Hyperparams`, every value of its type (an int where an int is expected)."""
+    from dataclasses import fields
+
+    from finetune.tasks.base import Hyperparams
+
+    types = {f.name: f.type if isinstance(f.type, str) else f.type.__name__ for f in fields(Hyperparams)}
+    for key, value in hp.items():
+        if key not in types:
+            raise ValueError(f"{where}.{key}: unknown hyperparameter; one of {', '.join(types)}")
+        kind = types[key]
+        ok = (isinstance(value, bool) if kind == "bool" else
+              isinstance(value, int) and not isinstance(value, bool) if kind == "int" else
+              isinstance(value, (int, float)) and not isinstance(value, bool))
+        if not ok:
+            raise ValueError(f"{where}.{key}: expected {kind}, got {value!r}")
+    return hp
+
+
+class FinetuneStage(Stage[FinetuneParams]):
+    """Fine-tuning suite over the arm's pretrained model; resumable per (task, init, seed) unit."""
+
+    name = "finetune"
+    version = "1"
+    inputs = ("pretrain",)
+    resumable = True
+    input_paths = ("data_dir",)
+
+    def fingerprint(self, ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
+        # the task files' contents, not their location: the same files elsewhere give the same key
+        from pipeline.filehash import file_digests
+
+        if ctx.params.data_dir is None:
+            return {}
+        root = Path(ctx.params.data_dir)
+        files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+        digests = file_digests(files, desc="hashing task files")
+        return {"data": {str(p.relative_to(root)): digests[p] for p in files}}
+
+    @classmethod
+    def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        return finetune_section(outputs)
+
+    @classmethod
+    def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
+        inits = INITS if params.get("vs_random_init") else INITS[:1]
+        units = [f"{t}/{i}/seed-{s}" for t in params.get("tasks", []) for i in inits for s in params.get("seeds", [])]
+        done = [u for u in units if (partial / u / "metrics.json").is_file()]
+        todo = [u for u in units if u not in done]
+        return (f"{len(done)} of {len(units)} fine-tuning runs done"
+                + (f"; now {todo[0]}" if todo else "; scoring floors and writing the table"))
+
+    def describe(self, ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
+        p = ctx.params
+        if not p.tasks:
+            return {"tasks": "none (stages.finetune.tasks is empty: the run ends at the checkpoint)"}
+        from finetune.floors import FLOORS
+        from finetune.registry import get_task
+
+        inits = INITS if p.vs_random_init else INITS[:1]
+        out: dict[str, Any] = {
+            "runs": f"{len(p.tasks)} tasks x {len(inits)} init{'s' if len(inits) > 1 else ''} ({', '.join(inits)}) "
+                    f"x {len(p.seeds)} seeds = {len(p.tasks) * len(inits) * len(p.seeds)}, plus "
+                    f"{sum(t in FLOORS for t in p.tasks) if p.floors else 0} floors",
+            "data": f"{p.data_dir} (split {p.split})",
+        }
+        from finetune.data import _hf_dir, _official_file
+
+        fields = {"learning_rate": "lr", "batch_size": "batch", "epochs": "epochs", "max_length": "max length"}
+        for name in p.tasks:
+            task = get_task(name)
+            chosen = hyperparams_for(p, name, task.defaults)
+            hp = ", ".join(f"{short} {getattr(chosen, f)}" for f, short in fields.items())
+            # where its data is, without reading it: a missing file shows here, not hours into the run
+            root = Path(p.data_dir or ".")
+            if not root.is_dir():
+                files = f"MISSING: {root} is not a folder"
+            elif _hf_dir(task, root) is not None:
+                files = "HF datasets copy"
+            elif _official_file(task, root, task.files.dev_glob) is None:
+                files = f"MISSING: no {task.files.subdir}/{task.files.dev_glob}"
+            elif _official_file(task, root, task.files.train_glob) is None:
+                files = "dev file only: trained on a split of it (†)"
+            else:
+                files = "official train and dev files"
+            out[name] = f"{hp}; {files}"
+        caps = {k: v for k, v in (("max_train_examples", p.max_train_examples),
+                                  ("max_eval_examples", p.max_eval_examples), ("max_steps", p.max_steps)) if v}
+        if caps:
+            out["caps"] = ", ".join(f"{k} {v}" for k, v in caps.items())
+        return out
+
+    def run(self, ctx: StageContext[FinetuneParams]) -> StageResult:
+        p = ctx.params
+        if not p.tasks:
+            return StageResult(meta={"tasks": {}, "note": "no tasks named (stages.finetune.tasks)"})
+        assert p.data_dir is not None
+        data_dir = Path(p.data_dir)
+        if not data_dir.is_dir():
+            raise FileNotFoundError(f"stages.finetune.data_dir: {data_dir} is not a folder")
+        import torch
+        from transformers.utils import logging as hf_logging
+
+        if p.threads:
+            torch.set_num_threads(p.threads)
+        # transformers' load report (the new head's weights) once per run would bury the progress bars
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        try:
+            return self._run(ctx, data_dir)
+        finally:
+            hf_logging.set_verbosity(verbosity)
+
+    def _run(self, ctx: StageContext[FinetuneParams], data_dir: Path) -> StageResult:
+
+        from finetune.data import load_task_data
+        from finetune.floors import FLOORS, run_floor
+        from finetune.registry import get_task
+        from finetune.results import write_results
+        from finetune.trainer import run_finetune
+
+        p = ctx.params
+        pre = ctx.inputs["pretrain"]
+        model_dir = pre.path / pre.meta.get("final_dir", "final")
+        # named by its place in the workdir: the metrics files do not depend on where the workdir is
+        model_ref = f"{pre.name}/{pre.path.name}/{pre.meta.get('final_dir', 'final')}"
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        # every task's data is read before the first run trains: a broken file fails in seconds
+        jobs = []
+        for name in p.tasks:
+            task = get_task(name, data_dir=data_dir)
+            hp = hyperparams_for(p, name, task.defaults)
+            data = load_task_data(task, data_dir, split=p.split, eval_fraction=p.eval_fraction,
+                                  max_train=p.max_train_examples, max_eval=p.max_eval_examples)
+            jobs.append((name, task, hp, data))
+        inits = INITS if p.vs_random_init else INITS[:1]
+        meta: dict[str, Any] = {}
+        run_dirs = []
+        for name, task, hp, data in jobs:
+            for init in inits:
+                out = ctx.out_dir / name / init
+                summary = run_finetune(task, model_dir, data, out, p.seeds, hp, max_steps=p.max_steps,
+                                       random_init=init == "random-init", save_model=False,
+                                       label="random init" if init == "random-init" else "pretrained",
+                                       progress=True, resume=True, model_ref=model_ref)
+                meta.setdefault(name, {})[init] = {
+                    "mean": summary["mean"], "std": summary["std"], "per_seed": summary["per_seed"],
+                    "main_metric": summary["main_metric"], "split": data.source.get("split"),
+                    "n_train": data.source.get("n_train"), "n_eval": data.source.get("n_eval"),
+                    "metrics": f"{name}/{init}/metrics.json"}
+                run_dirs.append(out)
+            if p.floors and name in FLOORS:
+                out = ctx.out_dir / name / "floor"
+                summary = run_floor(name, data_dir, out, split=p.split, eval_fraction=p.eval_fraction,
+                                    max_eval=p.max_eval_examples, max_train=p.max_train_examples, label="floor")
+                meta[name]["floor"] = {"mean": summary["mean"], "method": summary["floor"]["method"],
+                                       "main_metric": summary["main_metric"], "metrics": f"{name}/floor/metrics.json"}
+                run_dirs.append(out)
+        write_results(ctx.out_dir / "results", run_dirs)
+        return StageResult(meta={"tasks": meta, "seeds": p.seeds, "table": "results.md",
+                                 "runs": [str(d.relative_to(ctx.out_dir)) for d in run_dirs]})
+
+
+def _row_label(init: str, arms: str, several: bool) -> str:
+    name = arms if several else "pretrained"
+    if init == "pretrained":
+        return name
+    if init == "random-init":
+        return f"random init ({arms})" if several else "random init"
+    return "floor"
+
+
+def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
+    """The suite's table across arms: each arm's pretrained row, its random-init row, the floor, Δ between the
+    first arm and each other one and against random init (Welch's p over seeds), and the suite's published rows;
+    and a chart of every task's main metric."""
+    import json
+
+    from finetune.registry import ALL_TASKS
+    from finetune.results import build_table, to_markdown
+    from pipeline.plots import Figure, bars
+
+    outputs = [o for o in outputs if o.meta.get("tasks")]
+    if not outputs:
+        return None
+    several = len(outputs) > 1
+    runs: list[dict[str, Any]] = []
+    floors_seen: set[str] = set()
+    for o in outputs:
+        for task, inits in o.meta["tasks"].items():
+            for init, cell in inits.items():
+                if init == "floor":
+                    if task in floors_seen:
+                        continue  # data only: the same for every arm
+                    floors_seen.add(task)
+                run = json.loads((o.path / cell["metrics"]).read_text(encoding="utf-8"))
+                run["label"] = _row_label(init, o.label, several)
+                runs.append(run)
+    labels = list(dict.fromkeys(_row_label("pretrained", o.label, several) for o in outputs))
+    pairs = [(a, labels[0]) for a in labels[1:]]
+    table = build_table(runs, pairs)
+    md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
+          "difference of the means with Welch's two-sided p. The floor uses no model (finetune/floors.py).", "",
+          to_markdown(table)]
+    tasks = list(dict.fromkeys(t for o in outputs for t in o.meta["tasks"]))
+    main = {t: ALL_TASKS[t].main_metric for t in tasks}
+    series: dict[str, list[float | None]] = {}
+    errors: dict[str, list[float | None]] = {}
+    for run in runs:
+        vals = series.setdefault(run["label"], [None] * len(tasks))
+        errs = errors.setdefault(run["label"], [None] * len(tasks))
+        i = tasks.index(run["task"])
+        vals[i], errs[i] = run["mean"].get(main[run["task"]]), run["std"].get(main[run["task"]])
+    fig = Figure("finetune.png", bars([f"{t}\n{main[t]}" for t in tasks], series, errors=errors,
+                                      ylabel="score (main metric)"),
+                 "Every task's main metric per row of the table (error bars: std over seeds).")
+    return ReportSection("Fine-tuning", "\n".join(md), [fig])

@@ -1,0 +1,113 @@
+"""The report's figures: small matplotlib charts rendered to PNG bytes, the same bytes for the same data.
+
+One place for the look of every figure (size, grid, fonts) so the report's charts read as one set. matplotlib's
+Agg backend, no PNG metadata (which would carry the matplotlib version and make the bytes differ between
+installs). Labels are the pipeline's own names (stages, sources, PII types, tasks, arms): ASCII in the shipped
+recipes, so matplotlib's bundled font draws them everywhere; the numbers are in the tables beside every figure.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart of the report: its file name (under `report_files/`), PNG bytes and a one-line caption."""
+
+    name: str
+    png: bytes
+    caption: str
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"axes.grid": True, "grid.alpha": 0.3, "font.size": 9})
+    return plt
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def lines(series: Mapping[str, Sequence[tuple[float, float]]], *, xlabel: str, ylabel: str,
+          xticks: Sequence[str] | None = None, log_y: bool = False, markers: bool = True) -> bytes:
+    """One line per series (label -> [(x, y)]); `xticks` names the x positions 0..n-1 (stage names)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for label, points in series.items():
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.plot(xs, ys, "o-" if markers else "-", label=label, markersize=3)
+    if xticks is not None:
+        ax.set_xticks(range(len(xticks)), list(xticks), rotation=30, ha="right")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if series:
+        ax.legend(fontsize="small", ncol=2)
+    return _png(fig)
+
+
+def panels(rows: Sequence[tuple[str, Mapping[str, Sequence[tuple[float, float]]]]], *, xlabel: str) -> bytes:
+    """Side-by-side line charts sharing the x axis: [(y label, {series label: [(x, y)]})]."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(rows), figsize=(3.6 * len(rows), 3.4), squeeze=False)
+    for ax, (ylabel, series) in zip(axes[0], rows, strict=True):
+        for label, points in series.items():
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, "o-" if len(points) < 40 else "-", label=label, markersize=3)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if series:
+            ax.legend(fontsize="x-small")
+    return _png(fig)
+
+
+def bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]], *, ylabel: str,
+         errors: Mapping[str, Sequence[float | None]] | None = None, horizontal: bool = False) -> bytes:
+    """Grouped bars: one group per name in `groups`, one bar per series in each (None: no bar); `errors` are
+    ± half-lengths (std over seeds)."""
+    import numpy as np
+
+    plt = _pyplot()
+    n = max(1, len(series))
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(groups) * max(1, n / 2)), 3.6) if not horizontal
+                           else (6, max(2.5, 0.35 * len(groups) + 1)))
+    pos = np.arange(len(groups))
+    for i, (label, values) in enumerate(series.items()):
+        vals = np.array([np.nan if v is None else v for v in values], dtype=float)
+        err = None
+        if errors and label in errors:
+            err = np.array([0.0 if e is None else e for e in errors[label]], dtype=float)
+        offset = pos - 0.4 + width * (i + 0.5)
+        if horizontal:
+            ax.barh(offset, vals, height=width, xerr=err, label=label, capsize=2)
+        else:
+            ax.bar(offset, vals, width=width, yerr=err, label=label, capsize=2)
+    if horizontal:
+        ax.set_yticks(pos, list(groups))
+        ax.set_xlabel(ylabel)
+        ax.invert_yaxis()
+    else:
+        ax.set_xticks(pos, list(groups))
+        ax.set_ylabel(ylabel)
+    if n > 1:
+        ax.legend(fontsize="small", ncol=min(n, 4))
+    return _png(fig)

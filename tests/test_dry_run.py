@@ -1,0 +1,117 @@
+"""`klue run --dry-run`: the plan without running anything, on the toy graph and on every shipped recipe; and
+`extends:`, which the shipped recipes use to share one recipe's sources and curation settings."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from pipeline.cli import main
+from pipeline.recipe import RecipeError, load_recipe, read_recipe_file
+from testkit.toy import TOY, TOY_AB
+
+TOY_REG = ["--registry", "testkit.toy_stages:REGISTRY", "--workers", "1"]
+RECIPES = sorted((Path(__file__).resolve().parent.parent / "recipes").glob("*.yaml"))
+
+
+def klue(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return res.exit_code, res.output
+
+
+def _states(out: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^  (\w+)\s+(cached|would run)\s+key", out, re.M)]
+
+
+def test_dry_run_writes_nothing_then_shows_what_is_cached(tmp_path):
+    wd = tmp_path / "w"
+    code, out = klue("run", str(TOY), "--workdir", str(wd), "--dry-run", *TOY_REG)
+    assert code == 0, out
+    assert not wd.exists() and "nothing was run." in out
+    assert _states(out) == [("collect", "would run"), ("filter", "would run"), ("pii", "would run"),
+                            ("count", "would run")]
+    assert klue("run", str(TOY), "--workdir", str(wd), *TOY_REG)[0] == 0
+    code, out = klue("run", str(TOY), "--workdir", str(wd), "--dry-run", *TOY_REG)
+    assert [s for _, s in _states(out)] == ["cached"] * 4 and "4 cached, 0 would run" in out
+    # a param of the second stage changes its key and every key after it, not the first stage's
+    code, out = klue("run", str(TOY), "--workdir", str(wd), "--dry-run", "--set", "stages.filter.min_chars=3",
+                     *TOY_REG)
+    assert _states(out) == [("collect", "cached"), ("filter", "would run"), ("pii", "would run"),
+                            ("count", "would run")]
+    code, out = klue("run", str(TOY), "--workdir", str(wd), "--dry-run", "--force", "pii", *TOY_REG)
+    assert [s for _, s in _states(out)] == ["cached", "cached", "would run", "would run"]
+
+
+def test_dry_run_keys_are_the_keys_a_run_uses_and_shared_folders_are_listed_once(tmp_path):
+    wd = tmp_path / "ab"
+    code, plan = klue("run", str(TOY_AB), "--workdir", str(wd), "--dry-run", *TOY_REG)
+    assert code == 0
+    code, out = klue("run", str(TOY_AB), "--workdir", str(wd), *TOY_REG)
+    planned = re.findall(r"^  (\w+)\s+would run\s+key (\w{8})  (.*)$", plan, re.M)
+    ran = {(m.group(1), m.group(2)) for m in re.finditer(r"^✓ (\w+)\s+ran .* key (\w{8})", out, re.M)}
+    assert {(s, k) for s, k, _ in planned} == ran
+    shared = [s for s, _, arms in planned if arms == "all arms"]
+    assert shared and shared[0] == "collect"  # upstream of the variant: one folder for both arms
+
+
+def test_a_recipe_error_is_reported_by_the_dry_run(tmp_path):
+    code, out = klue("run", str(TOY), "--workdir", str(tmp_path / "w"), "--dry-run", "--set",
+                     "stages.filter.no_such_param=1", *TOY_REG)
+    assert code != 0 and "stages.filter" in out and not (tmp_path / "w").exists()
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("recipe", RECIPES, ids=[r.stem for r in RECIPES])
+def test_every_shipped_recipe_validates_and_plans(recipe, tmp_path, monkeypatch):
+    if not os.environ.get("KLUE_DATA_DIR"):
+        pytest.skip("KLUE_DATA_DIR is not set: the shipped recipes read their sources from the shared data")
+    data = Path(os.environ["KLUE_DATA_DIR"])
+    if "ja" in recipe.stem and not (data / "ja").is_dir():
+        pytest.skip(f"{data / 'ja'} is missing: the Japanese recipe reads the shared Japanese corpus")
+    wd = tmp_path / "w"
+    code, out = klue("run", str(recipe), "--workdir", str(wd), "--dry-run")
+    assert code == 0, out
+    assert not wd.exists() and "nothing was run." in out
+    rec = load_recipe(recipe)
+    stages = [s for s, _ in _states(out)]
+    assert list(dict.fromkeys(stages)) == list(rec.stages)  # every stage, in run order
+    assert len(stages) >= len(rec.stages) and "parameters:" in out and "tokens per step:" in out
+    if "roberta" in recipe.stem:
+        size = rec.params("pretrain").model
+        expected = {"small": "68,124,416", "base": "110,651,648", "large": "336,690,432"}[size]
+        assert f"parameters: {expected}" in out  # KLUE's 68M / 111M / 337M with a 32k vocabulary
+        assert '"bf16": {"enabled": true}' in out and "x 8 processes" in out
+    if rec.variants:
+        assert len(rec.arms) == 2 and sum(1 for s in stages if s == "pretrain") == 2
+
+
+def test_extends_merges_mappings_and_replaces_lists(tmp_path):
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump({
+        "name": "base", "seed": 1, "sources": [{"name": "a", "path": "a.txt"}],
+        "stages": {"filter": {"min_chars": 5, "per_source": {"a": {"min_chars": 2}}}, "dedup": {"ngram": 5}}}))
+    (tmp_path / "child.yaml").write_text(yaml.safe_dump({
+        "extends": "base.yaml", "name": "child", "sources": [{"name": "b", "path": "b.txt"}],
+        "stages": {"filter": {"per_source": {"a": {"max_chars": 9}}}, "pretrain": {"model": "small"}}}))
+    raw = read_recipe_file(tmp_path / "child.yaml")
+    assert raw == {"name": "child", "seed": 1, "sources": [{"name": "b", "path": "b.txt"}],
+                   "stages": {"filter": {"min_chars": 5, "per_source": {"a": {"min_chars": 2, "max_chars": 9}}},
+                              "dedup": {"ngram": 5}, "pretrain": {"model": "small"}}}
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ({"a.yaml": {"extends": "b.yaml", "name": "a"}, "b.yaml": {"extends": "a.yaml", "name": "b"}},
+     "is already in the chain"),
+    ({"a.yaml": {"extends": "missing.yaml", "name": "a"}}, "missing.yaml is not a file"),
+    ({"a.yaml": {"extends": ["b.yaml"], "name": "a"}}, "extends: expected the path of a recipe file"),
+])
+def test_extends_errors_name_the_file(tmp_path, files, message):
+    for name, raw in files.items():
+        (tmp_path / name).write_text(yaml.safe_dump(raw))
+    with pytest.raises(RecipeError, match=message) as e:
+        load_recipe(tmp_path / "a.yaml")
+    assert "a.yaml" in str(e.value)

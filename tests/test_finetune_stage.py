@@ -1,0 +1,182 @@
+"""The `finetune` stage: the suite as a cached, resumable pipeline stage after `pretrain`.
+
+What is checked: its params are validated with errors naming the key; a run fine-tunes every (task, init, seed)
+unit and puts the scores in the manifest; a rerun skips the stage; two arms that share a model share its
+fine-tuning folder; and a `kill -9` in the middle of the stage resumes with the finished units kept and every
+metrics file byte-identical to an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline.recipe import RecipeError, load_recipe
+from pipeline.runner import Runner
+from pipeline.stages import stage_registry
+from testkit import finetune_stages
+from testkit.finetune import FX
+from testkit.toy import subprocess_env
+
+REG = stage_registry(finetune_stages.REGISTRY)
+
+
+def _recipe(tmp_path: Path, finetune: dict | None = None, variants: dict | None = None, name: str = "r") -> Path:
+    section = {"tasks": ["ynat", "nli"], "data_dir": str(FX), "seeds": [1, 2], "vs_random_init": True,
+               "max_steps": 3, "threads": 1, **(finetune or {})}
+    raw = {"name": "ft", "stages": {"finetune": section}, **({"variants": variants} if variants else {})}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def _run(recipe: Path, workdir: Path) -> Runner:
+    runner = Runner(load_recipe(recipe, registry=REG), workdir, REG)
+    runner.run()
+    return runner
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"tasks": ["ynat", "squad"]}, "stages.finetune.tasks"),
+    ({"tasks": ["ynat", "tc"]}, "task 'ynat' is named twice"),
+    ({"hyperparams": {"lr": 1e-3}}, "hyperparams.lr: unknown hyperparameter; one of learning_rate"),
+    ({"hyperparams": {"epochs": 2.5}}, "hyperparams.epochs: expected int, got 2.5"),
+    ({"task_hyperparams": {"sts": {"epochs": 2}}}, "task_hyperparams.sts: 'sts' is not in tasks (ynat, nli)"),
+    ({"data_dir": None}, "data_dir: required when tasks are named"),
+    ({"seeds": []}, "stages.finetune.seeds"),
+])
+def test_params_errors_name_the_key(tmp_path, change, message):
+    with pytest.raises(RecipeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_recipe(_recipe(tmp_path, change), registry=REG)
+
+
+def test_suites_expand_in_registry_order(tmp_path):
+    recipe = load_recipe(_recipe(tmp_path, {"tasks": ["jglue", "ynat"]}), registry=REG)
+    assert recipe.params("finetune").tasks == ["jsts", "jnli", "jsquad", "jcommonsenseqa", "ynat"]
+    recipe = load_recipe(_recipe(tmp_path, {"tasks": ["klue"]}), registry=REG)
+    assert recipe.params("finetune").tasks == ["ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"]
+
+
+def test_a_task_override_of_a_global_hyperparameter_wins(tmp_path):
+    recipe = load_recipe(_recipe(tmp_path, {"hyperparams": {"learning_rate": 1e-3, "epochs": 2},
+                                            "task_hyperparams": {"nli": {"learning_rate": 2e-5}}}), registry=REG)
+    from finetune.stages.finetune import FinetuneStage
+
+    p = recipe.params("finetune")
+    assert FinetuneStage().describe(_Ctx(p))["nli"].startswith("lr 2e-05, batch 32, epochs 2")
+    assert FinetuneStage().describe(_Ctx(p))["ynat"].startswith("lr 0.001, batch 32, epochs 2")
+
+
+class _Ctx:
+    def __init__(self, params):
+        self.params = params
+
+
+def test_without_tasks_the_stage_fine_tunes_nothing(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("name: ft\n", encoding="utf-8")
+    runner = _run(path, tmp_path / "w")
+    out = runner.arm_stages["default"]["finetune"]
+    assert out.status == "ran" and out.manifest["meta"]["tasks"] == {}
+    assert sorted(p.name for p in out.path.iterdir()) == ["manifest.json"]
+
+
+def test_runs_every_unit_records_scores_and_is_cached(tmp_path):
+    wd = tmp_path / "w"
+    runner = _run(_recipe(tmp_path), wd)
+    out = runner.arm_stages["default"]["finetune"]
+    meta = out.manifest["meta"]
+    assert list(meta["tasks"]) == ["ynat", "nli"] and meta["seeds"] == [1, 2]
+    for task, metric in (("ynat", "macro_f1"), ("nli", "accuracy")):
+        for init in ("pretrained", "random-init"):
+            cell = meta["tasks"][task][init]
+            on_disk = json.loads((out.path / task / init / "metrics.json").read_text())
+            assert cell["mean"] == on_disk["mean"] and list(cell["per_seed"]) == ["1", "2"]
+            assert sorted(on_disk["per_seed"]) == ["1", "2"] and metric in cell["mean"]
+            for seed in (1, 2):
+                unit = out.path / task / init / f"seed-{seed}"
+                assert json.loads((unit / "metrics.json").read_text())["total_steps"] == 3
+                assert "train_seconds" in json.loads((unit / "timing.json").read_text())
+                assert "train_seconds" not in (unit / "metrics.json").read_text()  # timings kept apart
+        floor = meta["tasks"][task]["floor"]  # the TF-IDF floor on the same split
+        assert metric in floor["mean"] and floor["method"].startswith("TF-IDF")
+        assert (out.path / task / "floor" / "predictions.jsonl").is_file()
+    table = json.loads((out.path / "results.json").read_text())
+    assert list(table["ours"]) == ["pretrained", "random init", "floor"] and table["suites"] == ["klue"]
+    assert [d["model"] for d in table["vs_random_init"]] == ["pretrained", "floor"]
+    assert (wd / "arms" / "default" / "finetune").resolve() == out.path
+
+    again = _run(_recipe(tmp_path), wd)
+    assert again.arm_stages["default"]["finetune"].status == "skipped"
+    more = _run(_recipe(tmp_path, {"seeds": [1, 2, 3]}), wd)  # another key: a new folder
+    assert more.arm_stages["default"]["finetune"].path != out.path
+
+
+def test_two_arms_that_share_a_model_share_its_fine_tuning(tmp_path):
+    """Arms `a` and `b` give the pretrain stage the same params (so the same model key); `c` another model."""
+    variants = {"model": {"a": {"pretrain.hidden": 32}, "b": {"pretrain.hidden": 32}, "c": {"pretrain.hidden": 16}}}
+    runner = _run(_recipe(tmp_path, {"tasks": ["ynat"], "seeds": [1], "vs_random_init": False}, variants),
+                  tmp_path / "w")
+    paths = {arm: stages["finetune"].path for arm, stages in runner.arm_stages.items()}
+    assert paths["model=a"] == paths["model=b"] != paths["model=c"]
+    shared = runner.arm_stages["model=a"]["finetune"]
+    assert shared.arms == ["model=a", "model=b"] and shared.status == "ran"  # fine-tuned once, for both arms
+
+
+# ---- kill -9 in the middle of the stage, then resume -----------------------------------------------------------
+
+def _klue(recipe: Path, workdir: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "pipeline.cli", "run", str(recipe), "--workdir", str(workdir),
+           "--registry", "testkit.finetune_stages:REGISTRY", "--workers", "1"]
+    return subprocess.Popen(cmd, env=subprocess_env(OMP_NUM_THREADS="1"), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _unit_files(folder: Path) -> dict[str, bytes]:
+    """Every file of the stage folder but the manifest (timings) and the units' timing.json (wall times)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name not in ("manifest.json", "timing.json")}
+
+
+@pytest.mark.slow
+def test_kill9_mid_stage_resumes_with_byte_identical_metrics(tmp_path):
+    recipe = _recipe(tmp_path)
+    ref = tmp_path / "ref"
+    p = _klue(recipe, ref)
+    assert p.wait(timeout=600) == 0, p.communicate()[0].decode()
+    ref_dir = (ref / "arms" / "default" / "finetune").resolve()
+    reference = _unit_files(ref_dir)
+    assert sum(name.endswith("seed-1/metrics.json") for name in reference) == 4
+
+    wd = tmp_path / "w"
+    p = _klue(recipe, wd)
+    deadline = time.monotonic() + 600
+    # kill once the third of eight units (ynat, random init, seed 1) is done
+    while not list(wd.glob("finetune/*.partial/ynat/random-init/seed-1/metrics.json")):
+        if p.poll() is not None or time.monotonic() > deadline:
+            p.kill()
+            pytest.fail(f"the stage never reached its third unit: {p.communicate()[0].decode()}")
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait(timeout=30)
+    (partial,) = wd.glob("finetune/*.partial")
+    kept = {u: (partial / u / "metrics.json").stat().st_ino
+            for u in ("ynat/pretrained/seed-1", "ynat/pretrained/seed-2", "ynat/random-init/seed-1")}
+    assert not (partial / "manifest.json").exists()
+
+    p = _klue(recipe, wd)
+    out = p.communicate(timeout=600)[0].decode()
+    assert p.returncode == 0, out
+    done = (wd / "arms" / "default" / "finetune").resolve()
+    assert done.name == ref_dir.name  # the same key
+    for unit, inode in kept.items():  # resumed, not retrained: the finished units' files were kept
+        assert (done / unit / "metrics.json").stat().st_ino == inode, unit
+    assert _unit_files(done) == reference

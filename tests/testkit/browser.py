@@ -1,0 +1,91 @@
+"""A real headless Chromium, driven over the DevTools protocol, for the HTML report's test.
+
+Chromium comes from the machine (Debian's `chromium` package: `.ci/run` installs it where apt can); nothing is
+downloaded. `page_facts` opens a file, waits for its load event and returns what the page shows: the title, the
+section headings, every image with its decoded size (0 x 0 when it failed to load), and the tables.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+FACTS_JS = """JSON.stringify({
+  title: document.title,
+  h2: Array.from(document.querySelectorAll('h2')).map(h => ({id: h.id, text: h.textContent})),
+  images: Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth,
+                                                 height: i.naturalHeight, alt: i.alt,
+                                                 inline: i.src.startsWith('data:image/png;base64,')})),
+  tables: document.querySelectorAll('table').length,
+  external: Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'))
+                 .filter(u => !u.startsWith('data:') && !u.startsWith('#')),
+  text: document.body.innerText.length
+})"""
+
+
+def chromium() -> str | None:
+    return next((p for p in map(shutil.which, CANDIDATES) if p), None)
+
+
+def page_facts(html: Path, timeout: float = 60.0) -> dict[str, Any]:
+    import websocket  # websocket-client (the dev extra)
+
+    exe = chromium()
+    if exe is None:
+        raise FileNotFoundError(f"no Chromium on PATH (tried {', '.join(CANDIDATES)})")
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.Popen([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                 "--disable-extensions", f"--user-data-dir={profile}", "--remote-debugging-port=0",
+                                 "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            port_file = Path(profile) / "DevToolsActivePort"
+            deadline = time.monotonic() + timeout
+            while not port_file.is_file() or not port_file.read_text().strip():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{exe} did not start its DevTools endpoint (exit {proc.poll()})")
+                time.sleep(0.1)
+            port = int(port_file.read_text().split()[0])
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=timeout) as r:
+                target = next(t for t in json.load(r) if t.get("type") == "page")
+            ws = websocket.create_connection(target["webSocketDebuggerUrl"], timeout=timeout,
+                                             suppress_origin=True)
+            try:
+                return _facts(ws, html.resolve().as_uri(), deadline)
+            finally:
+                ws.close()
+        finally:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def _facts(ws: Any, url: str, deadline: float) -> dict[str, Any]:
+    ids = iter(range(1, 1_000_000))
+
+    def call(method: str, **params: Any) -> dict[str, Any]:
+        n = next(ids)
+        ws.send(json.dumps({"id": n, "method": method, "params": params}))
+        while True:
+            msg = json.loads(ws.recv())
+            if msg.get("id") == n:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    call("Page.enable")
+    call("Page.navigate", url=url)
+    while True:  # the load event: every image decoded or failed
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not finish loading")
+        msg = json.loads(ws.recv())
+        if msg.get("method") == "Page.loadEventFired":
+            break
+    res = call("Runtime.evaluate", expression=FACTS_JS, returnByValue=True)
+    return json.loads(res["result"]["value"])
