@@ -27,8 +27,11 @@ every turn.)
 Sentence-level tasks (YNAT, KLUE-STS, KLUE-NLI; JSTS and JNLI): TF-IDF + a linear model, trained on the
 training examples of the same split. Features are TF-IDF weights of character 1-3-grams within words
 (`char_wb`, `sublinear_tf`, min_df 2: no tokenizer to choose, and robust to Korean particles and to Japanese
-text without spaces); for a pair, the first text's vector, the second's, and their element-wise product (the
-n-grams the two share, which is what similarity and entailment first depend on), stacked. Classification is
+text without spaces); for a pair, the pair features of InferSent (Conneau et al. 2017, arXiv 1705.02364: the
+element-wise |a - b| and a * b of the two texts' vectors) and their cosine, stacked: what the two texts share
+and where they differ, which similarity and entailment first depend on. (Measured: stacking the raw vectors a, b
+and a * b instead gave JSTS Pearson 12.5 and KLUE-STS 41.5 against 72.5 and 67.3 with these; JNLI 57.6 vs
+74.4.) Classification is
 scikit-learn's `LogisticRegression` (lbfgs, C=1, max_iter 1000); STS is `Ridge` (alpha 1), its output clipped to
 0-5. It says what surface n-grams alone get on the same split, so a fine-tuned score below it means the model
 has not learnt even that; it is deterministic.
@@ -141,7 +144,7 @@ def dst_floor_predictions(examples: Sequence[Example]) -> list[dict[str, Any]]:
             for ex in examples]
 
 
-TFIDF = {"method": "TF-IDF (char_wb 1-3-grams, sublinear tf, min_df 2; pairs: a, b, a*b) + "
+TFIDF = {"method": "TF-IDF (char_wb 1-3-grams, sublinear tf, min_df 2; pairs: |a-b|, a*b, cosine) + "
                    "LogisticRegression (C=1) / Ridge (alpha=1, STS)"}
 
 
@@ -149,7 +152,7 @@ def tfidf_floor_predictions(task: Any, train: Sequence[Example], evals: Sequence
     """Prediction records (`{"guid", "label"}` or, for STS, `{"guid", "score"}`) of the TF-IDF + linear floor,
     fitted on `train`, for `evals`."""
     import numpy as np
-    from scipy.sparse import hstack
+    from scipy.sparse import csr_matrix, hstack
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression, Ridge
 
@@ -167,7 +170,9 @@ def tfidf_floor_predictions(task: Any, train: Sequence[Example], evals: Sequence
         if b is None:
             return xa
         xb = vec.transform(b)
-        return hstack([xa, xb, xa.multiply(xb)]).tocsr()
+        product = xa.multiply(xb)
+        cosine = csr_matrix(np.asarray(product.sum(axis=1)))  # rows are L2-normalised: the sum is the cosine
+        return hstack([abs(xa - xb), product, cosine]).tocsr()
 
     x_train, x_eval = features(a_train, b_train), features(a_eval, b_eval)
     y_train = [e["label"] for e in train]

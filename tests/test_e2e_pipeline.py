@@ -426,7 +426,9 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     assert statuses(rec)["default"]["finetune"] == "ran" and statuses(rec)["default"]["pretrain"] == "skipped"
     ms = arm_manifests(run.wd, rec, "default")
     tasks = ms["finetune"]["meta"]["tasks"]
-    assert list(tasks) == ["ynat", "nli"] and set(tasks["ynat"]) == {"pretrained", "random-init", "floor"}
+    assert set(tasks) == {"ynat", "nli"} and set(tasks["ynat"]) == {"pretrained", "random-init", "floor"}
+    assert ms["finetune"]["meta"]["runs"] == ["ynat/pretrained", "ynat/random-init", "ynat/floor",
+                                              "nli/pretrained", "nli/random-init", "nli/floor"]
 
     proc = klue_subprocess("report", run.wd, "--arm", "default")
     html = run.wd / "report.default.html"
@@ -446,6 +448,26 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     assert len(facts["images"]) >= 4
     assert all(i["complete"] and i["width"] > 100 and i["height"] > 100 and i["inline"] for i in facts["images"])
     assert facts["external"] == [] and facts["tables"] >= 10
+
+
+def test_raising_max_steps_continues_the_finished_pretraining_from_its_last_checkpoint(run):
+    """A longer run of a finished pretraining is a new key that starts from the parent's final checkpoint and
+    records it: the first steps of its metrics are the parent's, byte for byte, and it trains only the rest."""
+    klue_subprocess("run", RECIPE, "--workdir", run.wd, "--workers", "2", "--set", "variants=null",
+                    "--until", "pretrain")
+    parent = (run.wd / "arms/default/pretrain").resolve()
+    parent_rows = (parent / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads((parent / "manifest.json").read_text())["meta"]["report"]["steps"] == 3
+    proc = klue_subprocess("run", RECIPE, "--workdir", run.wd, "--workers", "2", "--set", "variants=null",
+                           "--until", "pretrain", "--set", "stages.pretrain.max_steps=5")
+    child = (run.wd / "arms/default/pretrain").resolve()
+    assert child != parent and "resuming from step-00000003" in proc.stdout + proc.stderr
+    meta = json.loads((child / "manifest.json").read_text())["meta"]
+    assert meta["parent"] == {"key": json.loads((parent / "manifest.json").read_text())["key"],
+                              "folder": parent.name, "step": 3}
+    rows = (child / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
+    assert rows[:len(parent_rows)] == parent_rows and [json.loads(r)["step"] for r in rows] == [1, 2, 3, 4, 5]
+    assert meta["report"]["steps"] == 5 and (child / "final" / "model.safetensors").is_file()
 
 
 # -------------------------------------------------------------------------------------- 6. shared data

@@ -402,3 +402,30 @@ def test_no_structured_identifier_in_wikipedia_paragraphs(shared_data, det):
     r = scan(wiki_paragraphs(shared_data / WIKI, 500), det)
     structured = {t: k for t, k in r["per_type"].items() if t not in ("PERSON", "ADDRESS")}
     assert structured == {}, [s for s in r["spans"] if s["type"] in structured]
+
+
+# ---- names the layout marks (corpora.pii.ja.names.anchored_names) ----------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("氏名　大橋　希佳\n電話 03-1234-5678", ["大橋\u3000希佳"]),           # a form's label
+    ("【氏名】上野　かいと", ["上野\u3000かいと"]),
+    ("ふりがな　すずき けんいち", ["すずき けんいち"]),
+    ("原　　告　　長田若羽\n被告人　山田太郎は", ["長田若羽", "山田太郎"]),   # the particle stays out
+    ("同代表者代表取締役　佐藤りく", ["佐藤りく"]),
+    ("[LINE] 理菜とのトーク履歴\n18:23\t理菜\twww\n18:24\tまいさき🍓\t了解", ["理菜", "理菜", "まいさき"]),
+    ("From: 長谷川りく <riku@example.co.jp>", ["長谷川りく"]),
+    ("株式会社アクアメディカルの山口です。", ["山口"]),                        # a self-introduction
+    ("出席者：安藤委員長、斉藤理事", ["安藤", "斉藤"]),                         # surname + title
+    ("品質保証部 岡本様", ["岡本"]),                                        # the department stays out
+    ("渡辺颯平 様", ["渡辺颯平"]),                                          # an addressee line
+])
+def test_names_marked_by_the_layout(text, expected):
+    assert [text[s:e] for s, e, _ in names.anchored_names(text)] == expected
+
+
+@pytest.mark.parametrize("text", [
+    "担当：営業部", "宛先：総務課", "市の委員会で審議した。", "東京の桜です。", "18:23 集合です", "From: info <a@b.jp>",
+    "理事会の議事録", "委員長の選出について",
+])
+def test_layout_rules_leave_labels_organisations_and_prose_alone(text):
+    assert names.anchored_names(text) == []

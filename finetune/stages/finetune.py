@@ -307,7 +307,8 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
     md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
           "difference of the means with Welch's two-sided p. The floor uses no model (finetune/floors.py).", "",
           to_markdown(table)]
-    tasks = list(dict.fromkeys(t for o in outputs for t in o.meta["tasks"]))
+    present = {t for o in outputs for t in o.meta["tasks"]}
+    tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
     main = {t: ALL_TASKS[t].main_metric for t in tasks}
     series: dict[str, list[float | None]] = {}
     errors: dict[str, list[float | None]] = {}

@@ -167,6 +167,7 @@ class PretrainStage(Stage[PretrainParams]):
             "encode_dir": str(ctx.inputs["encode"].path), "tokenizer_dir": str(tokenizer_dir(ctx)),
             "out_dir": str(ctx.out_dir)})
         cfg_path = ctx.out_dir / "train_config.json"
+        parent = continue_from_parent(ctx, cfg.max_steps)
         io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
         if p.num_processes == 1 and p.deepspeed is None:
             from pretrain.train import train
@@ -182,7 +183,47 @@ class PretrainStage(Stage[PretrainParams]):
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
                                                    "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
                                                    "params", "world_size")},
+            **({"parent": parent} if parent else {}),
         })
+
+
+def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> dict[str, Any] | None:
+    """A longer run of a finished pretraining continues from it instead of starting over.
+
+    The parent is a finished folder of this workdir's `pretrain` stage whose manifest has this stage's version,
+    seed, input keys and params except `max_steps`, which is smaller than this run's: its newest checkpoint and
+    its metrics are copied into this (empty) folder, and the loop resumes there as after a kill. The learning
+    rate then follows this run's schedule from the parent's last step (warmup is over; the linear decay now
+    ends at the new `max_steps`), so the result is not the bytes of a run trained this long from the start:
+    the new key is its own, and `meta.parent` records the folder and step it grew from.
+    """
+    import shutil
+
+    from pretrain.train import CHECKPOINTS, find_checkpoint
+
+    if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
+        return None
+    mine = {k: v for k, v in ctx.params.model_dump(mode="json").items() if k != "max_steps"}
+    inputs = {dep: inp.manifest.get("key") for dep, inp in sorted(ctx.inputs.items())}
+    best: tuple[int, Path, dict[str, Any]] | None = None
+    for folder in sorted(ctx.out_dir.parent.glob("*")):
+        if folder == ctx.out_dir or folder.suffix or not (folder / "manifest.json").is_file():
+            continue
+        m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        theirs = {k: v for k, v in (m.get("params") or {}).items() if k != "max_steps"}
+        if (m.get("stage") != PretrainStage.name or m.get("version") != PretrainStage.version
+                or m.get("seed") != ctx.seed or m.get("inputs") != inputs or theirs != mine):
+            continue
+        ckpt = find_checkpoint(folder)
+        step = json.loads((ckpt / "train_state.json").read_text())["step"] if ckpt else 0
+        if ckpt is not None and step < max_steps and (best is None or step > best[0]):
+            best = (step, ckpt, m)
+    if best is None:
+        return None
+    step, ckpt, m = best
+    shutil.copytree(ckpt, ctx.out_dir / CHECKPOINTS / ckpt.name)
+    shutil.copy2(ckpt.parent.parent / "metrics.jsonl", ctx.out_dir / "metrics.jsonl")
+    return {"key": m["key"], "folder": ckpt.parent.parent.name, "step": step}
 
 
 def _planned_vocab_size(ctx: StageContext[PretrainParams]) -> int:
