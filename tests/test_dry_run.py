@@ -17,6 +17,7 @@ from testkit.toy import TOY, TOY_AB
 
 TOY_REG = ["--registry", "testkit.toy_stages:REGISTRY", "--workers", "1"]
 RECIPES = sorted((Path(__file__).resolve().parent.parent / "recipes").glob("*.yaml"))
+SAMPLE_RECIPE = Path(__file__).resolve().parent.parent / "pipeline" / "sample" / "recipe.yaml"
 
 
 def klue(*args: str) -> tuple[int, str]:
@@ -88,6 +89,17 @@ def test_every_shipped_recipe_validates_and_plans(recipe, tmp_path, monkeypatch)
         assert '"bf16": {"enabled": true}' in out and "x 8 processes" in out
     if rec.variants:
         assert len(rec.arms) == 2 and sum(1 for s in stages if s == "pretrain") == 2
+
+
+def test_the_embedded_default_plans_without_any_data_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("KLUE_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code, out = klue("run", "--dry-run")
+    assert code == 0, out
+    assert "klue-sample" in out and "nothing was run." in out and "warning" not in out
+    assert [s for s, _ in _states(out)][-2:] == ["pretrain", "finetune"]
+    assert "runs: 8 tasks x 2 inits (pretrained, random-init) x 2 seeds = 32" in out
+    assert not (tmp_path / "runs").exists() and SAMPLE_RECIPE.is_file()
 
 
 def test_extends_merges_mappings_and_replaces_lists(tmp_path):

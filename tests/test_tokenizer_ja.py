@@ -163,3 +163,29 @@ def test_fidelity_counts_morphemes_and_the_morpheme_aware_vocabulary_aligns_bett
         assert m["unk_rate"] == 0.0  # byte fallback
     assert got["mecab"]["morpheme_aligned"] > got["none"]["morpheme_aligned"]
     assert got["mecab"]["morpheme_aligned"] >= 0.95
+
+
+def test_jsquad_windows_may_split_a_byte_fallback_character(pt, tmp_path):
+    """With byte fallback, a character outside the vocabulary is 2-4 byte tokens sharing its offsets; a window
+    can end inside it. Adjacent windows must then still be accepted (and every passage token kept)."""
+    from transformers import AutoTokenizer
+
+    from finetune.registry import get_task
+
+    export_tokenizer(_train(pt), tmp_path / "tok")
+    tok = AutoTokenizer.from_pretrained(tmp_path / "tok")
+    task = get_task("jsquad")
+    rare = "≒"  # three UTF-8 bytes, never in the training lines
+    assert tok.tokenize(rare)[-3:] == ["<0xE2>", "<0x89>", "<0x92>"]
+    split_seen = False
+    for pad in range(40):
+        context = "東京" * pad + rare + "大阪の駅前で本を読んだ。" * 12
+        ex = {"guid": f"q{pad}", "question": "駅前で何を読んだ？", "context": context, "title": "t",
+              "answers": [{"text": "本", "answer_start": context.index("本")}], "is_impossible": False}
+        feats = task.encode([ex], tok, 48)
+        assert len(feats) >= 2
+        ends = [max(o[1] for o in f["_offsets"] if o) for f in feats]
+        starts = [min(o[0] for o in f["_offsets"] if o) for f in feats]
+        split_seen |= any(s < e for s, e in zip(starts[1:], ends, strict=False))  # a character in two windows
+        assert ends[-1] == len(context)
+    assert split_seen, "no padding put the byte-fallback character across a window boundary"

@@ -74,7 +74,7 @@ import datetime
 import json
 import random
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
@@ -1697,13 +1697,19 @@ def generate(n: int, split: str, seed: int = 0) -> Iterator[dict]:
 def write_split(out_dir: Path, n_dev: int = 1000, n_heldout: int = 1500, seed: int = 0) -> dict[str, Path]:
     """Write `out_dir/dev.jsonl` and `out_dir/heldout.jsonl` (each atomically); byte-identical for the same
     arguments. Returns {"dev": path, "heldout": path}."""
+    return write_splits(out_dir, generate, n_dev, n_heldout, seed)
+
+
+def write_splits(out_dir: Path, generate_fn: Callable[[int, str, int], Iterable[dict]], n_dev: int, n_heldout: int,
+                 seed: int) -> dict[str, Path]:
+    """The two split files of a language's generator (`generate_fn(n, split, seed)`), one JSON record a line."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
     for split, n in (("dev", n_dev), ("heldout", n_heldout)):
         path = out_dir / f"{split}.jsonl"
         with atomic_file(path, "wb") as f:
-            for rec in generate(n, split, seed):
+            for rec in generate_fn(n, split, seed):
                 f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
         paths[split] = path
     return paths

@@ -276,8 +276,10 @@ class MrcTask(Task):
             prev, cur = positions[k - 1], positions[k]
             if len(prev) > step:
                 ok = offsets_of[k][cur[0]] == offsets_of[k - 1][prev[step]]
-            else:  # adjacent windows (step = capacity): the next one starts where this one ends
-                ok = len(prev) == step and offsets_of[k][cur[0]][0] >= offsets_of[k - 1][prev[-1]][1]
+            else:  # adjacent windows (step = capacity): the next one starts where this one ends, or inside the
+                # same character when a byte-fallback tokenizer split it into byte tokens across the two
+                first, last = offsets_of[k][cur[0]], offsets_of[k - 1][prev[-1]]
+                ok = len(prev) == step and (first[0] >= last[1] or tuple(first) == tuple(last))
             if not ok:
                 raise RuntimeError(f"{ex['guid']}: the tokenizer's overflowing windows do not advance by {step} "
                                    "tokens; MRC needs a fast tokenizer with standard stride handling")

@@ -114,7 +114,6 @@ Sources of the formats
 from __future__ import annotations
 
 import datetime
-import json
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -125,8 +124,7 @@ from typing import NamedTuple
 
 from stdnum import luhn
 
-from corpora.pii.evalgen import _S, _digits, _Lines, _nz, _Seg, _side
-from pipeline.io import atomic_file
+from corpora.pii.evalgen import _S, _digits, _Lines, _nz, _Seg, _side, write_splits
 
 GENRES: tuple[str, ...] = ("notice", "lease", "application", "business_mail", "chat", "judgment", "minutes",
                            "resume", "order_mail", "html_table")
@@ -1663,16 +1661,7 @@ def generate(n: int, split: str, seed: int = 0) -> Iterator[dict]:
 def write_split(out_dir: Path, n_dev: int = 1000, n_heldout: int = 1500, seed: int = 0) -> dict[str, Path]:
     """Write `out_dir/dev.jsonl` and `out_dir/heldout.jsonl` (each atomically); byte-identical for the same
     arguments. Returns {"dev": path, "heldout": path}."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, Path] = {}
-    for split, n in (("dev", n_dev), ("heldout", n_heldout)):
-        path = out_dir / f"{split}.jsonl"
-        with atomic_file(path, "wb") as f:
-            for rec in generate(n, split, seed):
-                f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
-        paths[split] = path
-    return paths
+    return write_splits(out_dir, generate, n_dev, n_heldout, seed)
 
 
 def label_counts(records: Iterable[dict]) -> dict[str, int]:

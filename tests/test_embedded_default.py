@@ -1,0 +1,44 @@
+"""`klue run` with no recipe: the embedded default (pipeline/sample/recipe.yaml) on the sample shipped in the
+package, with no shared data folder in the environment, through every stage, the eight tasks and the report.
+Capped here (pretraining and fine-tuning steps) so that it fits CI; the full run is the README's first command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline.sample import SAMPLE_DIR
+
+REPO = Path(__file__).resolve().parents[1]
+CAPS = ["--set", "stages.pretrain.max_steps=20", "--set", "stages.pretrain.eval_every=10",
+        "--set", "stages.pretrain.checkpoint_every=10", "--set", "stages.finetune.max_steps=2",
+        "--set", "stages.finetune.max_eval_examples=40", "--set", "stages.finetune.max_train_examples=60"]
+
+
+def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_the_report(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "KLUE_DATA_DIR"}
+    env.update(OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
+    wd = tmp_path / "runs" / "klue-sample"
+    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", "--workdir", str(wd), *CAPS],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"Report: {wd / 'report.html'}" in proc.stdout
+    run = json.loads((wd / "run.json").read_text(encoding="utf-8"))
+    assert run["recipe_file"] == str(SAMPLE_DIR / "recipe.yaml") and run["status"] == "ok"
+    stages = [s["stage"] for s in run["arms"][0]["stages"]]
+    assert stages[0] == "collect" and stages[-2:] == ["pretrain", "finetune"]
+    manifests = {s["stage"]: json.loads((wd / s["path"] / "manifest.json").read_text()) for s in run["arms"][0]["stages"]}
+    assert manifests["collect"]["funnel"]["quarantined"] == 3  # the sample's planted malformed records
+    assert manifests["decontaminate"]["funnel"]["dropped"]  # its planted benchmark sentences
+    detected = manifests["pii_detect"]["meta"]["report"]["spans_per_type"]
+    assert len(detected) >= 12, detected  # synthetic PII of every type: most of the 17 found
+    tasks = manifests["finetune"]["meta"]["tasks"]
+    assert set(tasks) == {"ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"}
+    assert all({"pretrained", "random-init"} <= set(inits) for inits in tasks.values())
+    md = (wd / "report.md").read_text(encoding="utf-8")
+    for title in ("Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining",
+                  "Fine-tuning"):
+        assert f"\n## {title}\n" in md, title
