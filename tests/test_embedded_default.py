@@ -13,9 +13,10 @@ from pathlib import Path
 from pipeline.sample import SAMPLE_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-CAPS = ["--set", "stages.pretrain.max_steps=20", "--set", "stages.pretrain.eval_every=10",
+CAPS = ["--set", "stages.pretrain.max_steps=10", "--set", "stages.pretrain.eval_every=5",
         "--set", "stages.pretrain.checkpoint_every=10", "--set", "stages.finetune.max_steps=2",
-        "--set", "stages.finetune.max_eval_examples=40", "--set", "stages.finetune.max_train_examples=60"]
+        "--set", "stages.finetune.seeds=[1]", "--set", "stages.finetune.max_eval_examples=24",
+        "--set", "stages.finetune.max_train_examples=48"]
 
 
 def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_the_report(tmp_path):

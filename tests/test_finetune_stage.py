@@ -31,7 +31,7 @@ REG = stage_registry(finetune_stages.REGISTRY)
 
 def _recipe(tmp_path: Path, finetune: dict | None = None, variants: dict | None = None, name: str = "r") -> Path:
     section = {"tasks": ["ynat", "nli"], "data_dir": str(FX), "seeds": [1, 2], "vs_random_init": True,
-               "max_steps": 3, "threads": 1, **(finetune or {})}
+               "max_steps": 3, "max_eval_examples": 30, "threads": 1, **(finetune or {})}
     raw = {"name": "ft", "stages": {"finetune": section}, **({"variants": variants} if variants else {})}
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
