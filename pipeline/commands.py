@@ -110,7 +110,8 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
         console.print(f"[bold red]stopped:[/] stage {e.stage} failed; the stages before it are done and "
                       f"will be skipped when you rerun.")
         sys.exit(1)
-    if until is not None and until != runner.stages[-1] or registry:
+    partial_graph = until is not None and until != runner.stages[-1]
+    if partial_graph or registry:  # the report needs the production stages, to the last one
         console.print(f"done in {time.monotonic() - t0:.1f} s. Next: klue report {workdir}")
         return
     from pipeline.report import write_report

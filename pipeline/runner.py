@@ -40,7 +40,7 @@ from pipeline.manifest import (
 )
 from pipeline.parallel import Executor
 from pipeline.recipe import Arm, Recipe, RecipeError, stage_class, without_input_paths
-from pipeline.stage import Stage, StageContext, StageInput, StageParams, StageResult
+from pipeline.stage import JOURNAL, Stage, StageContext, StageInput, StageParams, StageResult
 from pipeline.stages import STAGES, StageRegistry
 
 RUN_JSON = "run.json"
@@ -396,7 +396,6 @@ def _recover_swap(final: Path, partial: Path, old: Path, key: str) -> None:
     shutil.rmtree(old)
 
 
-JOURNAL = "_journal"  # a `shard_resume` stage's record of its finished tasks, inside its partial folder
 
 
 def _clean_resumed(partial: Path) -> None:

@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict
 
 from pipeline.parallel import LOCAL, Executor, ordered_map
 
+JOURNAL = "_journal"  # a `shard_resume` stage's record of its finished tasks, inside its partial folder
+
 
 class StageParams(BaseModel):
     """Base of every stage's params model: unknown keys are a recipe error, values are immutable."""
@@ -350,7 +352,7 @@ class Stage(Generic[P]):
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         """What `klue status` says about a run of this stage in progress, from its partial folder (and its
         params as JSON). The default counts the shard tasks a `shard_resume` stage has recorded."""
-        journal = partial / "_journal"  # pipeline.runner.JOURNAL
+        journal = partial / JOURNAL
         if not journal.is_dir():
             return None
         done = sum(1 for d in journal.glob("map-*") for f in d.glob("*.json"))

@@ -137,8 +137,14 @@ class FinetuneStage(Stage[FinetuneParams]):
 
         if ctx.params.data_dir is None:
             return {}
+        from finetune.registry import get_task
+
         root = Path(ctx.params.data_dir)
-        files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+        # the named tasks' folders (a task's folder, or the whole data_dir when it is one task's folder or
+        # holds no such subfolder): another task's files added to the data folder do not change this key
+        folders = sorted({root / sub if (root / sub).is_dir() else root
+                          for sub in (get_task(t).files.subdir for t in ctx.params.tasks)})
+        files = sorted({p for d in folders for p in d.rglob("*") if p.is_file() and not p.name.startswith(".")})
         digests = file_digests(files, desc="hashing task files")
         return {"data": {str(p.relative_to(root)): digests[p] for p in files}}
 
