@@ -81,9 +81,12 @@ def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
     return runs
 
 
-def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None,
+                baseline_of: dict[str, str] | None = None) -> dict[str, Any]:
     """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
-    evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init."""
+    evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init.
+    `baseline_of`: the one random-init row a row is compared with (an ablation arm with the random init of its
+    own vocabulary); a row it does not name is compared with every random-init row."""
     suites = suites_of(runs)
     columns = [col for s in suites for col in suite_columns(SUITES[s])]
     published: dict[str, dict[str, float]] = {}  # a model in two suites (XLM-R) is one row
@@ -113,7 +116,8 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
         "suites": suites,
         "columns": [c for _, _, c in columns],
         "ours": rows,
-        "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows if m not in baselines],
+        "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows
+                           if m not in baselines and (baseline_of or {}).get(m, b) == b],
         # a pair already compared against random init is not repeated
         "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []
                          if not (b in baselines and a not in baselines)],

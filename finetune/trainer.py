@@ -1,6 +1,7 @@
-"""One fine-tuning run, shared by every task: AdamW + linear warmup/decay (KLUE-baseline's optimiser), an
-evaluation after every epoch (and at the last step when `max_steps` stops mid-epoch), and selection of the
-checkpoint with the best main metric on the evaluation split.
+"""One fine-tuning run, shared by every task: AdamW + linear warmup/decay (KLUE-baseline's optimiser;
+`Hyperparams.constant_lr` keeps the peak rate after warmup), an evaluation after every epoch (and at the last step
+when `max_steps` stops mid-epoch), and selection of the checkpoint with the best main metric on the evaluation
+split.
 
 The loop is written out instead of using `transformers.Trainer` because tasks need their own evaluation
 outputs and post-processing (span tasks map several features back to one example), and the scoring must be
@@ -94,6 +95,17 @@ def _optimizer(model: Any, hp: Hyperparams) -> Any:
         {"params": [p for n, p in params if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
     ]
     return torch.optim.AdamW(groups, lr=hp.learning_rate, eps=hp.adam_epsilon)
+
+
+def lr_schedule(optimizer: Any, hp: Hyperparams, total_steps: int) -> Any:
+    """KLUE-baseline's linear warmup then linear decay to 0 over `total_steps`; with `hp.constant_lr`, the same
+    warmup then the peak rate to the end."""
+    from transformers import get_constant_schedule_with_warmup, get_linear_schedule_with_warmup
+
+    warmup = math.ceil(total_steps * hp.warmup_ratio)
+    if hp.constant_lr:
+        return get_constant_schedule_with_warmup(optimizer, warmup)
+    return get_linear_schedule_with_warmup(optimizer, warmup, total_steps)
 
 
 def concat_padded(chunks: list[np.ndarray], pad_value: int = IGNORE_INDEX) -> np.ndarray:
@@ -193,7 +205,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     from accelerate.utils import DataLoaderConfiguration, set_seed
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
-    from transformers import AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import AutoTokenizer
 
     hp = cfg.hp
     set_seed(cfg.seed)
@@ -232,7 +244,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     if cfg.max_steps is not None:
         total_steps = min(total_steps, cfg.max_steps)
     optimizer = _optimizer(model, hp)
-    scheduler = get_linear_schedule_with_warmup(optimizer, math.ceil(total_steps * hp.warmup_ratio), total_steps)
+    scheduler = lr_schedule(optimizer, hp, total_steps)
     model, optimizer, train_loader, eval_loader, scheduler = accelerator.prepare(
         model, optimizer, train_loader, eval_loader, scheduler)
 

@@ -390,7 +390,16 @@ def test_the_sparse_mixture_is_the_dense_formula(seed):
     gold[:, 1] = input_ids[:, 0:1].expand(b, 1).squeeze(-1)  # some golds are input tokens
     assert torch.allclose(StateTracker.mixed_at(gold, log_vocab, p_gen, attn, cand),
                           dense.gather(2, gold.unsqueeze(-1)).squeeze(-1), rtol=0, atol=1e-12)
-    assert torch.equal(StateTracker.argmax_mixed(log_vocab, p_gen, attn, same, cand), dense.argmax(-1))
+    assert torch.equal(StateTracker.argmax_mixed(log_vocab, p_gen, attn, attn @ same, cand), dense.argmax(-1))
+    # the same helpers on flattened rows (training's finished values left out) give the same numbers row by row
+    keep = torch.rand(b * j, generator=g) < 0.5
+    rows = {name: x.reshape(b * j, *x.shape[2:])[keep] for name, x in
+            (("log_vocab", log_vocab), ("p_gen", p_gen), ("attn", attn), ("cand", cand), ("gold", gold),
+             ("copy", attn @ same))}
+    assert torch.equal(StateTracker.mixed_at(rows["gold"], rows["log_vocab"], rows["p_gen"], rows["attn"], rows["cand"]),
+                       StateTracker.mixed_at(gold, log_vocab, p_gen, attn, cand).flatten()[keep])
+    assert torch.equal(StateTracker.argmax_mixed(rows["log_vocab"], rows["p_gen"], rows["attn"], rows["copy"],
+                                                 rows["cand"]), dense.argmax(-1).flatten()[keep])
     # a tie between two words outside the input: the lower id wins, as in a dense argmax
     tie = torch.full((1, 1, v), -50.0, dtype=torch.float64)
     tie[0, 0, [30, 20]] = 0.0
@@ -398,7 +407,36 @@ def test_the_sparse_mixture_is_the_dense_formula(seed):
     ids = torch.tensor([[3, 4]])
     flat = torch.full((1, 1, 2), 0.5, dtype=torch.float64)
     same2 = (ids.unsqueeze(2) == ids.unsqueeze(1)).to(flat.dtype)
-    assert StateTracker.argmax_mixed(tie.log_softmax(-1), one, flat, same2, ids.unsqueeze(1)).item() == 20
+    assert StateTracker.argmax_mixed(tie.log_softmax(-1), one, flat, flat @ same2, ids.unsqueeze(1)).item() == 20
+
+
+@pytest.mark.parametrize("teacher", [1.0, 0.0])
+def test_training_decodes_only_unfinished_values_with_the_same_loss_and_gradients(task, tiny, tokenizer, teacher):
+    """Training computes the vocabulary distribution only for the (example, slot) rows whose gold value still has
+    a token at that step; decoding every row at every step (the baseline's way) gives the same loss and the same
+    gradients, with gold previous tokens or with the model's own."""
+    model = task.build_model(tiny, tokenizer, random_init=False).train()
+    model.head_config = replace(model.head_config, teacher_forcing=teacher)
+    for m in model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.0
+    batch = _batch(task, tokenizer)
+    lengths = (batch["target_ids"] != tokenizer.pad_token_id).sum(-1)
+    assert lengths.min() < lengths.max()  # some values finish before others: rows do drop out
+    results = []
+    for all_rows in (False, True):
+        model.decode_all_rows = all_rows
+        model.zero_grad()
+        torch.manual_seed(3)
+        out = model(**batch)
+        out.loss.backward()
+        results.append((out.loss.detach(), {n: p.grad.clone() for n, p in model.named_parameters()
+                                            if p.grad is not None}))
+    (loss_a, grads_a), (loss_b, grads_b) = results
+    assert torch.allclose(loss_a, loss_b, rtol=1e-6, atol=0)
+    assert grads_a.keys() == grads_b.keys()
+    for name in grads_a:
+        assert torch.allclose(grads_a[name], grads_b[name], rtol=1e-4, atol=1e-6), name
 
 
 def test_teacher_forcing_draw_follows_the_seed(task, tiny, tokenizer):

@@ -164,6 +164,24 @@ def test_compare_against_a_random_init_row_is_not_repeated():
     assert sum(line.startswith("| Δ pretrained − random |") for line in to_markdown(table).splitlines()) == 1
 
 
+def test_each_arm_is_compared_with_the_random_init_of_its_own_vocabulary():
+    """Two ablation arms, each with a random init of its own vocabulary, and a floor: with `baseline_of` an arm's
+    Δ row is against its own random init only; the floor, which it does not name, against both."""
+    def run(label: str, value: float, random_init: bool = False) -> dict:
+        return {**_run("nli", label, {"accuracy": value}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": random_init}
+
+    runs = [run("on", 40.0), run("random init (on)", 36.0, True), run("off", 39.0), run("random init (off)", 35.0, True),
+            {**_run("nli", "floor", {"accuracy": 46.0}, {"accuracy": 0.0}, [0]), "random_init": False}]
+    table = build_table(runs, [("off", "on")], baseline_of={"on": "random init (on)", "off": "random init (off)"})
+    assert sorted((d["model"], d["baseline"]) for d in table["vs_random_init"]) == [
+        ("floor", "random init (off)"), ("floor", "random init (on)"),
+        ("off", "random init (off)"), ("on", "random init (on)")]
+    assert table["vs_random_init"][0]["cells"]["NLI Acc"]["diff"] == pytest.approx(4.0)
+    assert [(d["model"], d["baseline"]) for d in table["between_arms"]] == [("off", "on")]
+    # without it, every row meets every random init (the command line's table of unrelated runs)
+    assert len(build_table(runs)["vs_random_init"]) == 6
+
+
 def test_a_missing_or_broken_run_is_named(tmp_path, capsys):
     (tmp_path / "half").mkdir()
     with pytest.raises(SystemExit):

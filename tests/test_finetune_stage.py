@@ -131,6 +131,23 @@ def test_two_arms_that_share_a_model_share_its_fine_tuning(tmp_path):
     assert shared.arms == ["model=a", "model=b"] and shared.status == "ran"  # fine-tuned once, for both arms
 
 
+def test_the_report_compares_each_arm_with_its_own_random_init_and_the_random_inits_with_each_other(tmp_path):
+    """Two arms with different models (as an ablation's two vocabularies): each arm's Δ row is against the random
+    init of its own arm, the arms are compared, and so are their random inits (what the vocabulary alone does)."""
+    from finetune.stages.finetune import finetune_section
+    from pipeline.stage import ArmOutput
+
+    variants = {"model": {"a": {"pretrain.hidden": 32}, "c": {"pretrain.hidden": 16}}}
+    runner = _run(_recipe(tmp_path, {"tasks": ["ynat"], "seeds": [1, 2], "floors": False}, variants), tmp_path / "w")
+    outputs = [ArmOutput((arm,), stages["finetune"].path, stages["finetune"].manifest)
+               for arm, stages in runner.arm_stages.items()]
+    section = finetune_section(outputs)
+    assert section is not None
+    deltas = [line.split(" |")[0] for line in section.markdown.splitlines() if line.startswith("| Δ ")]
+    assert deltas == ["| Δ model=a − random init (model=a)", "| Δ model=c − random init (model=c)",
+                      "| Δ model=c − model=a", "| Δ random init (model=c) − random init (model=a)"]
+
+
 # ---- kill -9 in the middle of the stage, then resume -----------------------------------------------------------
 
 def _klue(recipe: Path, workdir: Path) -> subprocess.Popen:

@@ -299,3 +299,31 @@ def test_max_length_is_capped_by_the_model_positions():
     assert usable_length(bert, unbounded, 256) == 34
     assert usable_length(bert, SimpleNamespace(model_max_length=16), 256) == 16
     assert usable_length(roberta, unbounded, 20) == 20
+
+
+@pytest.mark.parametrize("constant", [False, True])
+def test_the_learning_rate_schedule_warms_up_then_decays_or_holds(constant):
+    """KLUE-baseline's linear warmup and decay to 0, or (`constant_lr`) the same warmup and then the peak rate to
+    the last step: the rate each of 10 steps trains with, warmup 0.2 -> 2 steps."""
+    import torch
+
+    from finetune.tasks.base import Hyperparams
+    from finetune.trainer import lr_schedule
+
+    hp = Hyperparams(learning_rate=1e-3, warmup_ratio=0.2, constant_lr=constant)
+    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=hp.learning_rate)
+    scheduler = lr_schedule(optimizer, hp, total_steps=10)
+    rates = []
+    for _ in range(10):
+        rates.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    peak = [1e-3] * 8 if constant else [1e-3 * (10 - k) / 8 for k in range(2, 10)]
+    assert rates == pytest.approx([0.0, 5e-4, *peak])
+
+
+def test_constant_lr_reaches_the_run_through_the_command_line(tiny, tmp_path):
+    out = tmp_path / "o"
+    _run(["ynat", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--max-steps", "2",
+          "--batch-size", "8", "--seeds", "1", "--no-save-model", "--hp", "ynat.constant_lr=true"])
+    assert json.loads((out / "metrics.json").read_text())["hyperparams"]["constant_lr"] is True

@@ -309,7 +309,13 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
                 runs.append(run)
     labels = list(dict.fromkeys(_row_label("pretrained", o.label, several) for o in outputs))
     pairs = [(a, labels[0]) for a in labels[1:]]
-    table = build_table(runs, pairs)
+    # and the arms' random inits against each other: what the vocabulary alone does, before any pretraining
+    randoms = [r for r in dict.fromkeys(_row_label("random-init", o.label, several) for o in outputs)
+               if r in {run["label"] for run in runs}]
+    pairs += [(r, randoms[0]) for r in randoms[1:]]
+    # each arm against the random init of its own vocabulary, not the other arms'
+    own = {_row_label("pretrained", o.label, several): _row_label("random-init", o.label, several) for o in outputs}
+    table = build_table(runs, pairs, baseline_of=own)
     md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
           "difference of the means with Welch's two-sided p. The floor uses no model (finetune/floors.py).", "",
           to_markdown(table)]
