@@ -90,7 +90,7 @@ class TrackerConfig:
 class TrackerOutput:
     loss: torch.Tensor | None  # when gold gates and values are given
     gate_logits: torch.Tensor  # (batch, J, 5)
-    tokens: torch.Tensor  # (batch, J, steps): the argmax token of every step
+    tokens: torch.Tensor  # (batch, J, steps): the argmax token of every step (training: the pad id once a value ends)
 
 
 def _take(x: torch.Tensor, rows: torch.Tensor | None) -> torch.Tensor:
