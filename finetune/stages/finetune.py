@@ -310,8 +310,8 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
     labels = list(dict.fromkeys(_row_label("pretrained", o.label, several) for o in outputs))
     pairs = [(a, labels[0]) for a in labels[1:]]
     # and the arms' random inits against each other: what the vocabulary alone does, before any pretraining
-    randoms = [r for r in dict.fromkeys(_row_label("random-init", o.label, several) for o in outputs)
-               if r in {run["label"] for run in runs}]
+    seen = {run["label"] for run in runs}
+    randoms = [r for r in dict.fromkeys(_row_label("random-init", o.label, several) for o in outputs) if r in seen]
     pairs += [(r, randoms[0]) for r in randoms[1:]]
     # each arm against the random init of its own vocabulary, not the other arms'
     own = {_row_label("pretrained", o.label, several): _row_label("random-init", o.label, several) for o in outputs}

@@ -57,9 +57,10 @@ class Hyperparams:
     # departure from KLUE-baseline, which shuffles uniformly: False restores its sampler (bench/finetune.py).
     group_by_length: bool = True
     # Keep the peak learning rate after warmup (transformers' `get_constant_schedule_with_warmup`) instead of
-    # KLUE-baseline's linear decay to 0. A departure for short runs of tiny models that must leave a plateau
-    # first: the WoS generator on the 4 x 128 CPU model left its all-"none" gate plateau after ~150 steps at a
-    # constant 1e-3 and not within 500 steps under the linear decay (finetune/README.md, "MRC and DST at tiny scale").
+    # KLUE-baseline's linear decay to 0. A departure, off by default, for short runs of tiny models that must
+    # leave a plateau first: the WoS gates of the 4 x 128 CPU model left their all-"none" plateau within 100 steps
+    # at a constant 3e-3, not at 1e-3 (finetune/README.md, "MRC and DST at tiny scale", which also says that the
+    # value generator had not followed within 1,000 steps).
     constant_lr: bool = False
 
 
