@@ -162,7 +162,7 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
     from dataclasses import fields
 
     from finetune.registry import RegistryError, resolve_name
-    from finetune.tasks.base import Hyperparams
+    from finetune.tasks.base import Hyperparams, check_task_hyperparam
 
     types = {f.name: f.type for f in fields(Hyperparams)}
     out: dict[str, dict[str, Any]] = {}
@@ -182,6 +182,10 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
         if field not in types:
             raise click.BadParameter(f"{spec!r}: unknown hyperparameter {field!r}; one of {', '.join(types)}",
                                      param_hint="--hp")
+        try:
+            check_task_hyperparam(name, field)
+        except ValueError as e:
+            raise click.BadParameter(f"{spec!r}: {e}", param_hint="--hp") from None
         kind = types[field] if isinstance(types[field], str) else getattr(types[field], "__name__", "float")
         text = value.strip()
         if kind == "bool":

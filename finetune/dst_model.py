@@ -30,7 +30,10 @@ flows:
    step's context `c`.
 5. Loss = masked cross-entropy of the gold value tokens under `p` (the log of the mixed probability; padding
    of the value matrix masked, every slot's value trained, "none" included: its tokens are the target of an
-   absent slot) + cross-entropy of the gates over all slots.
+   absent slot) + cross-entropy of the gates over all slots. With `ptr_values_only` (a departure, off by
+   default) the values of the slots whose gold gate is not ptr are masked too: only a ptr gate's value is read
+   at prediction, and on the tiny CPU model the "none" targets (4 in 5) taught the generator to decode "none"
+   under every ptr gate, so slot F1 stayed 0 (finetune/README.md, "MRC and DST at tiny scale").
 
 Departures (also in finetune/README.md): the slot query sums only the name's tokens, not the padding the
 baseline's padded index matrix adds (zero only while the pad row of the embeddings is zero); attention,
@@ -71,6 +74,7 @@ VERSION = 1
 HEAD_FILE = "tracker.json"
 WEIGHTS_FILE = "model.safetensors"
 GATES = ["none", "dontcare", "ptr", "yes", "no"]  # WoSProcessor.gating2id order
+GATE_PTR = GATES.index("ptr")
 _MASKED = -1e9  # the baseline's attention mask value
 
 
@@ -84,6 +88,9 @@ class TrackerConfig:
     teacher_forcing: float = 0.5
     max_decode: int = 10
     own_pooler: bool = False
+    # True: the value loss covers only the slots whose gold gate is ptr (`Hyperparams.ptr_values_only`); False:
+    # every slot, "none" the value of an absent one (the baseline)
+    ptr_values_only: bool = False
 
 
 @dataclass
@@ -148,9 +155,13 @@ class StateTracker(nn.Module):
         if train and self.training and self.head_config.teacher_forcing > 0:
             if float(torch.rand(())) < self.head_config.teacher_forcing:
                 teacher = target_ids
+        targets = target_ids if train else None
+        if targets is not None and gating_ids is not None and self.head_config.ptr_values_only:
+            # the other slots' values become padding, which the loss masks and the decoder skips (point 3)
+            targets = targets.masked_fill((gating_ids != GATE_PTR).unsqueeze(-1), self.head_config.pad_token_id)
         with torch.autocast(device_type=memory.device.type, enabled=False):
             gate_logits, tokens, loss = self._decode(input_ids, attention_mask, memory.float(), pooled.float(),
-                                                     steps, teacher, target_ids if train else None)
+                                                     steps, teacher, targets)
         if train and gating_ids is not None:
             gate_loss = F.cross_entropy(gate_logits.reshape(-1, len(GATES)), gating_ids.reshape(-1))
             loss = (loss if loss is not None else 0.0) + gate_loss

@@ -9,10 +9,11 @@ paper (arXiv 2105.09680) reports as dev-set results; JGLUE's are the dev-set tab
 (github.com/yahoojapan/JGLUE @ 6f071c0). Runs evaluated on a split of a dev file are marked (†), because they
 are not comparable with those.
 
-Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...]
+Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...] [--curves]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
 Every row is compared with each random-init row; `--compare A,B` adds the row "Δ A − B" (two arms of an
-ablation), with the same Welch test.
+ablation), with the same Welch test. `--curves` also draws OUT_PREFIX.png: each task's main metric at every
+evaluation of every seed (when a model leaves a plateau matters as much as where it ends).
 """
 
 from __future__ import annotations
@@ -95,7 +96,11 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
             published.setdefault(model, {}).update(scores)
     rows: dict[str, dict[str, Any]] = {}
     baselines: list[str] = []  # rows of randomly initialised models
+    seen: set[tuple[str, str]] = set()
     for run in runs:
+        if (run["label"], run["task"]) in seen:  # one would silently replace the other's cells
+            raise ValueError(f"two {run['task']} runs are labelled {run['label']!r}: give them different labels")
+        seen.add((run["label"], run["task"]))
         row = rows.setdefault(run["label"], {})
         if run.get("random_init") and run["label"] not in baselines:
             baselines.append(run["label"])
@@ -202,6 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("runs", type=Path, nargs="+", help="run folders (or their metrics.json)")
     ap.add_argument("--compare", action="append", default=[], metavar="LABEL_A,LABEL_B",
                     help="also the row Δ A − B with Welch's p (repeatable)")
+    ap.add_argument("--curves", action="store_true",
+                    help="also OUT.png: each task's main metric at every evaluation, a line per label and seed")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     pairs = []
     for spec in args.compare:
@@ -210,18 +217,63 @@ def main(argv: list[str] | None = None) -> None:
             ap.error(f"--compare {spec!r}: expected LABEL_A,LABEL_B")
         pairs.append((a.strip(), b.strip()))
     try:
-        print(write_results(args.out, args.runs, pairs))
+        print(write_results(args.out, args.runs, pairs, curves=args.curves))
     except ValueError as e:
         ap.error(str(e))
 
 
-def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] | None = None) -> str:
-    """`out`.json and `out`.md from the runs' metrics.json files; returns the markdown."""
+def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] | None = None,
+                  curves: bool = False) -> str:
+    """`out`.json and `out`.md from the runs' metrics.json files (and with `curves`, `out`.png: `plot_curves`);
+    returns the markdown."""
     table = build_table(load_runs(run_dirs), pairs)
     md = to_markdown(table)
+    drawn = learning_curves(run_dirs) if curves else {}
+    if curves and not drawn:
+        raise ValueError("--curves: no run has an evaluation history to plot (floors only)")
     write_json(out.with_suffix(".json"), table)
     io.write_text(out.with_suffix(".md"), md)
+    if drawn:
+        io.write_bytes(out.with_suffix(".png"), plot_curves(drawn))
     return md
+
+
+def learning_curves(run_dirs: list[Path]) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    """{"task main_metric": {"label, seed s": [(step, score)]}}: every evaluation of every seed, read from the
+    `history` of the seed's own metrics.json (`RUN_DIR/seed-S/metrics.json`, one entry per epoch and at the
+    last step), which the run's metrics.json does not repeat. A floor (`python -m finetune.floors`) is a level
+    line under its own label across the steps of its task's panel."""
+    out: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    floors: list[tuple[str, str, float]] = []
+    for d, run in zip(run_dirs, load_runs(run_dirs), strict=True):
+        folder = Path(d) if Path(d).is_dir() else Path(d).parent
+        name = f"{run['task']} {run['main_metric']}"
+        panel = out.setdefault(name, {})
+        if run.get("floor"):  # nothing trained: a level line across the panel's steps
+            floors.append((name, run["label"], float(run["mean"][run["main_metric"]])))
+            continue
+        for seed in run["seeds"]:
+            path = folder / f"seed-{seed}" / "metrics.json"
+            try:
+                history = json.loads(path.read_text(encoding="utf-8"))["history"]
+                panel[f"{run['label']}, seed {seed}"] = [(float(h["step"]), float(h[run["main_metric"]]))
+                                                         for h in history]
+            except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+                raise ValueError(f"{path}: no evaluation history to plot ({type(e).__name__}: {e})") from None
+    for name, label, score in floors:
+        steps = [x for points in out[name].values() for x, _ in points]
+        if steps:
+            out[name][label] = [(min(steps), score), (max(steps), score)]
+    return {name: panel for name, panel in out.items() if panel}
+
+
+def plot_curves(curves: dict[str, dict[str, list[tuple[float, float]]]]) -> bytes:
+    """One panel per task: its main metric against the optimiser step, a line per (label, seed); PNG bytes,
+    the same for the same curves (`pipeline.plots`)."""
+    from pipeline.plots import panels
+
+    groups = {series: series.rsplit(", seed ", 1)[0] for panel in curves.values() for series in panel}
+    return panels(list(curves.items()), xlabel="optimiser step", groups=groups)
 
 
 if __name__ == "__main__":

@@ -215,7 +215,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
                               dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
-    model = task.build_model(Path(model_dir), tokenizer, cfg.random_init)
+    model = task.build_model(Path(model_dir), tokenizer, cfg.random_init, hp)
 
     max_length = usable_length(model.config, tokenizer, hp.max_length)
     if max_length < hp.max_length:
@@ -338,7 +338,9 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
 
     output = Path(output)
     model_dir = Path(model_dir)
-    label = label or (model_dir.resolve().name + (" (random init)" if random_init else ""))
+    label = label or model_dir.resolve().name
+    if random_init and "random init" not in label:  # never the pretrained model's row name
+        label += " (random init)"
     per_seed: dict[str, Any] = {}
     for seed in seeds:
         seed_dir = output / f"seed-{seed}"

@@ -63,15 +63,26 @@ def lines(series: Mapping[str, Sequence[tuple[float, float]]], *, xlabel: str, y
     return _png(fig)
 
 
-def panels(rows: Sequence[tuple[str, Mapping[str, Sequence[tuple[float, float]]]]], *, xlabel: str) -> bytes:
-    """Side-by-side line charts sharing the x axis: [(y label, {series label: [(x, y)]})]."""
+def panels(rows: Sequence[tuple[str, Mapping[str, Sequence[tuple[float, float]]]]], *, xlabel: str,
+           groups: Mapping[str, str] | None = None) -> bytes:
+    """Side-by-side line charts sharing the x axis: [(y label, {series label: [(x, y)]})]. `groups` maps a
+    series label to its group (a model's seeds): a group's series share a colour and differ in line style."""
     plt = _pyplot()
     fig, axes = plt.subplots(1, len(rows), figsize=(3.6 * len(rows), 3.4), squeeze=False)
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = list(dict.fromkeys((groups or {}).values()))
     for ax, (ylabel, series) in zip(axes[0], rows, strict=True):
+        seen: dict[str, int] = {}
         for label, points in series.items():
             if points:
                 xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, "o-" if len(points) < 40 else "-", label=label, markersize=3)
+                style: dict[str, Any] = {}
+                if groups and label in groups:
+                    k = seen[groups[label]] = seen.get(groups[label], -1) + 1
+                    style = {"color": palette[names.index(groups[label]) % len(palette)],
+                             "linestyle": ["-", "--", ":", "-."][k % 4]}
+                ax.plot(xs, ys, marker="o" if len(points) < 40 else None, label=label, markersize=3,
+                        **{"linestyle": "-", **style})
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if series:

@@ -17,11 +17,12 @@ from click.testing import CliRunner
 from finetune import wos_synth
 from finetune.cli import finetune, score
 from finetune.data import load_task_data
+from finetune.dst_model import GATES
 from finetune.floors import dst_floor_predictions, run_floor
 from finetune.metrics import dst_scores, wos_joint_goal_accuracy, wos_slot_micro_f1, wos_turn_f1
 from finetune.registry import get_task
 from finetune.score import score_file
-from finetune.tasks.base import DataError
+from finetune.tasks.base import DataError, Hyperparams
 from finetune.tasks.dst import DstCollator, split_slot
 from testkit.finetune import FX, fixture_texts, write_jsonl
 from testkit.tiny_model import build_tiny_model
@@ -439,6 +440,32 @@ def test_training_decodes_only_unfinished_values_with_the_same_loss_and_gradient
         assert torch.allclose(grads_a[name], grads_b[name], rtol=1e-4, atol=1e-6), name
 
 
+def test_ptr_values_only_trains_the_generator_on_the_ptr_slots_alone(task, tiny, tokenizer):
+    """`Hyperparams.ptr_values_only`: the value loss is the baseline's with every slot not gated ptr masked, and
+    what those slots' values are does not matter; the baseline's loss counts them ("none" for absent slots)."""
+    model = task.build_model(tiny, tokenizer, random_init=False, hp=Hyperparams(ptr_values_only=True)).train()
+    assert model.head_config.ptr_values_only
+    model.head_config = replace(model.head_config, teacher_forcing=1.0)
+    for m in model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.0
+    batch = _batch(task, tokenizer)
+    pad, not_ptr = tokenizer.pad_token_id, (batch["gating_ids"] != GATES.index("ptr")).unsqueeze(-1)
+    assert (~not_ptr).any() and not_ptr.any()
+    masked = dict(batch, target_ids=batch["target_ids"].masked_fill(not_ptr, pad))
+    other = batch["target_ids"].masked_fill(not_ptr & (batch["target_ids"] != pad), tokenizer.unk_token_id)
+
+    def loss(b: dict) -> torch.Tensor:
+        torch.manual_seed(3)
+        return model(**b).loss.detach()
+
+    only = loss(batch)
+    assert torch.allclose(only, loss(dict(batch, target_ids=other)), rtol=1e-6, atol=0)
+    model.head_config = replace(model.head_config, ptr_values_only=False)
+    assert torch.allclose(only, loss(masked), rtol=1e-6, atol=0)
+    assert not torch.allclose(only, loss(batch), rtol=1e-3, atol=0)
+
+
 def test_teacher_forcing_draw_follows_the_seed(task, tiny, tokenizer):
     model = task.build_model(tiny, tokenizer, random_init=False).train()
     batch = _batch(task, tokenizer)
@@ -555,10 +582,12 @@ def test_klue_finetune_dst_trains_evaluates_and_saves(tiny, tmp_path):
     out = tmp_path / "run"
     res = CliRunner().invoke(finetune, ["wos", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out),
                                         "--max-steps", "3", "--batch-size", "8", "--max-eval-examples", "12",
-                                        "--lr", "1e-3", "--quiet"], catch_exceptions=False)
+                                        "--lr", "1e-3", "--hp", "dst.ptr_values_only=true", "--quiet"],
+                             catch_exceptions=False)
     assert res.exit_code == 0, res.output
     summary = json.loads((out / "metrics.json").read_text())
     assert summary["task"] == "dst" and summary["data"]["split_by"] == "dialogue"
+    assert summary["hyperparams"]["ptr_values_only"] is True
     assert summary["hyperparams"]["weight_decay"] == 0.01 and summary["hyperparams"]["warmup_ratio"] == 0.1
     preds = out / "seed-42" / "predictions.jsonl"
     assert len(preds.read_text().splitlines()) == 12
@@ -566,6 +595,7 @@ def test_klue_finetune_dst_trains_evaluates_and_saves(tiny, tmp_path):
     assert scored["metrics"] == pytest.approx(json.loads((out / "seed-42" / "metrics.json").read_text())["metrics"])
     model = StateTracker.from_pretrained(out / "seed-42" / "model")
     assert model.slots == get_task("dst", FX).slots
+    assert model.head_config.ptr_values_only  # the run's hyperparameter, kept in tracker.json
 
 
 def test_defaults_are_run_all_sh(task):

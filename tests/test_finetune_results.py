@@ -225,3 +225,59 @@ def test_a_table_of_both_suites_keeps_one_row_per_published_model():
 def test_a_run_of_an_unknown_task_is_named():
     with pytest.raises(ValueError, match="task 'squad' is in no suite"):
         build_table([_run("squad", "m", {"f1": 1.0}, {"f1": 0.0}, [1])])
+
+
+def _run_with_history(root, name: str, label: str, curves: dict[int, list[tuple[int, float]]]):
+    """A run folder as `klue finetune` leaves it: the run's metrics.json and each seed's, with its history."""
+    run_dir = root / name
+    for seed, points in curves.items():
+        (run_dir / f"seed-{seed}").mkdir(parents=True)
+        (run_dir / f"seed-{seed}" / "metrics.json").write_text(json.dumps(
+            {"seed": seed, "history": [{"step": s, "epoch": s / 100, "joint_goal_acc": 0.0, "slot_micro_f1": f1}
+                                       for s, f1 in points]}))
+    run = _run("dst", label, {"slot_micro_f1": curves[1][-1][1]}, {"slot_micro_f1": 0.0}, list(curves))
+    (run_dir / "metrics.json").write_text(json.dumps({**run, "main_metric": "slot_micro_f1"}))
+    return run_dir
+
+
+def test_curves_draw_every_evaluation_of_every_seed(tmp_path, capsys):
+    from finetune.results import learning_curves
+
+    a = _run_with_history(tmp_path, "a", "tiny", {1: [(100, 0.0), (200, 13.5)], 2: [(100, 4.0), (200, 20.0)]})
+    b = _run_with_history(tmp_path, "b", "random init", {1: [(100, 0.0), (200, 7.0)]})
+    floor = tmp_path / "floor"
+    floor.mkdir()
+    (floor / "metrics.json").write_text(json.dumps({**_run("dst", "floor", {"slot_micro_f1": 82.5}, {}, []),
+                                                    "main_metric": "slot_micro_f1", "floor": {"method": "m"}}))
+    assert learning_curves([a, b / "metrics.json", floor]) == {"dst slot_micro_f1": {
+        "tiny, seed 1": [(100.0, 0.0), (200.0, 13.5)], "tiny, seed 2": [(100.0, 4.0), (200.0, 20.0)],
+        "random init, seed 1": [(100.0, 0.0), (200.0, 7.0)], "floor": [(100.0, 82.5), (200.0, 82.5)]}}
+    assert learning_curves([floor]) == {}  # a floor alone has no steps to span
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "f"), str(floor), "--curves"])
+    assert "--curves: no run has an evaluation history to plot" in capsys.readouterr().err
+    assert not list(tmp_path.glob("f.*"))  # nothing written
+    main([str(tmp_path / "t"), str(a), str(b), "--curves"])
+    png = (tmp_path / "t.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    main([str(tmp_path / "u"), str(a), str(b), "--curves"])
+    assert (tmp_path / "u.png").read_bytes() == png  # the same curves, the same bytes
+    main([str(tmp_path / "v"), str(a), "--curves"])
+    assert (tmp_path / "v.png").read_bytes() != png
+    main([str(tmp_path / "w"), str(a)])
+    assert not (tmp_path / "w.png").exists()  # only when asked
+    capsys.readouterr()
+
+    (b / "seed-1" / "metrics.json").write_text(json.dumps({"seed": 1}))
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "x"), str(a), str(b), "--curves"])
+    assert f"{b / 'seed-1' / 'metrics.json'}: no evaluation history to plot" in capsys.readouterr().err
+
+
+def test_two_runs_of_one_task_under_one_label_are_refused():
+    runs = [_run("nli", "tiny", {"accuracy": 41.0}, {"accuracy": 0.0}, [1]),
+            _run("nli", "tiny", {"accuracy": 35.0}, {"accuracy": 0.0}, [1])]
+    with pytest.raises(ValueError, match="two nli runs are labelled 'tiny': give them different labels"):
+        build_table(runs)
+    runs[1]["task"] = "ynat"  # one row, one cell per task
+    assert list(build_table(runs)["ours"]) == ["tiny"]

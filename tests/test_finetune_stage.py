@@ -50,6 +50,8 @@ def _run(recipe: Path, workdir: Path) -> Runner:
     ({"hyperparams": {"lr": 1e-3}}, "hyperparams.lr: unknown hyperparameter; one of learning_rate"),
     ({"hyperparams": {"epochs": 2.5}}, "hyperparams.epochs: expected int, got 2.5"),
     ({"task_hyperparams": {"sts": {"epochs": 2}}}, "task_hyperparams.sts: 'sts' is not in tasks (ynat, nli)"),
+    ({"task_hyperparams": {"nli": {"ptr_values_only": True}}},
+     "task_hyperparams.nli.ptr_values_only: ptr_values_only is read by the dst task only, not by nli"),
     ({"data_dir": None}, "data_dir: required when tasks are named"),
     ({"seeds": []}, "stages.finetune.seeds"),
 ])

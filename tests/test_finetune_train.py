@@ -162,6 +162,7 @@ def test_all_runs_every_task_into_one_table(tmp_path_factory, tmp_path):
     (["ynat", "--hp", "ynat.epochs=three"], "epochs needs an integer"),
     (["ynat", "--hp", "epochs=3"], "expected TASK.FIELD=VALUE"),
     (["ynat", "--hp", "ynat.group_by_length=maybe"], "group_by_length needs true or false"),
+    (["ynat", "--hp", "ynat.ptr_values_only=true"], "ptr_values_only is read by the dst task only, not by ynat"),
 ])
 def test_suite_arguments_are_checked_before_any_work(tiny, tmp_path, args, message):
     res = CliRunner().invoke(finetune, [*args, "--model", str(tiny), "--data-dir", str(FX),
@@ -327,3 +328,14 @@ def test_constant_lr_reaches_the_run_through_the_command_line(tiny, tmp_path):
     _run(["ynat", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--max-steps", "2",
           "--batch-size", "8", "--seeds", "1", "--no-save-model", "--hp", "ynat.constant_lr=true"])
     assert json.loads((out / "metrics.json").read_text())["hyperparams"]["constant_lr"] is True
+
+
+def test_a_random_init_run_is_never_labelled_as_the_pretrained_model(tiny, tmp_path):
+    """`--label` names the model; with `--random-init` the row is still marked, so a table never merges the
+    random init's scores into the pretrained model's row."""
+    args = ["nli", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "1", "--no-save-model",
+            "--random-init"]
+    _run([*args, "--output", str(tmp_path / "a"), "--label", "tiny-5.5k"])
+    _run([*args, "--output", str(tmp_path / "b")])
+    labels = [json.loads((tmp_path / d / "metrics.json").read_text())["label"] for d in ("a", "b")]
+    assert labels == ["tiny-5.5k (random init)", f"{tiny.resolve().name} (random init)"]

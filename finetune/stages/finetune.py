@@ -70,12 +70,18 @@ class FinetuneParams(StageParams):
     @model_validator(mode="after")
     def _task_overrides(self) -> FinetuneParams:
         from finetune.registry import resolve_name
+        from finetune.tasks.base import check_task_hyperparam
 
         for name, hp in self.task_hyperparams.items():
             task = resolve_name(name)  # a RegistryError (ValueError) naming the known tasks
             if task not in self.tasks:
                 raise ValueError(f"task_hyperparams.{name}: {task!r} is not in tasks ({', '.join(self.tasks)})")
             check_hyperparams(hp, f"task_hyperparams.{name}")
+            for key in hp:
+                try:
+                    check_task_hyperparam(task, key)
+                except ValueError as e:
+                    raise ValueError(f"task_hyperparams.{name}.{key}: {e}") from None
         if self.tasks and self.data_dir is None:
             raise ValueError("data_dir: required when tasks are named (the folder of the suite's files)")
         return self

@@ -207,7 +207,8 @@ class DpTask(Task):
                           "example_index": i})
         return feats
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         """`AutoModel` (safetensors, fp32; fresh weights of the same shape with `random_init`) under the
         biaffine head of `finetune.dp_model`."""
         from finetune.dp_model import DependencyParser, ParserConfig

@@ -39,7 +39,8 @@ Departures from KLUE-baseline (all in finetune/README.md):
   one slot per turn); the Lightning path the baseline trains with uses `WoSProcessor.recover_state`, followed
   here.
 - Model inputs are `input_ids` and `attention_mask` only (the baseline passes all-zero segment ids).
-- The decoder's own departures are listed in `finetune.dst_model`.
+- The decoder's own departures are listed in `finetune.dst_model`; one more is a hyperparameter, off by default:
+  `ptr_values_only` trains the generator on the ptr slots' values alone (`Hyperparams`).
 """
 
 from __future__ import annotations
@@ -266,9 +267,10 @@ class DstTask(Task):
                           "target_ids": targets, "example_index": i})
         return feats
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         """`AutoModel` (safetensors, fp32; fresh weights of the same shape with `random_init`) under the TRADE
-        generator of `finetune.dst_model`, one query per ontology slot."""
+        generator of `finetune.dst_model`, one query per ontology slot; `hp.ptr_values_only` goes to the head."""
         from finetune.dst_model import StateTracker, TrackerConfig
 
         self.tokenizer = tokenizer
@@ -277,7 +279,8 @@ class DstTask(Task):
         slot_ids = [list(tokenizer(s.replace("-", " "), add_special_tokens=False)["input_ids"]) for s in slots]
         head = TrackerConfig(pad_token_id=int(tokenizer.pad_token_id),
                              dropout=float(getattr(encoder.config, "hidden_dropout_prob", 0.1)),
-                             own_pooler=StateTracker.needs_own_pooler(encoder))
+                             own_pooler=StateTracker.needs_own_pooler(encoder),
+                             ptr_values_only=bool(hp is not None and hp.ptr_values_only))
         return StateTracker(encoder, head, slots, slot_ids)
 
     def collator(self, tokenizer: Any) -> Any:

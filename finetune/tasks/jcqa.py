@@ -74,7 +74,8 @@ class JCommonsenseQaTask(JsonLinesTask):
                         "labels": ex["label"], "example_index": i})
         return out
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         return multiple_choice(model_dir, tokenizer, random_init)
 
     def collator(self, tokenizer: Any) -> Any:

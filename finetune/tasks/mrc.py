@@ -305,7 +305,8 @@ class MrcTask(Task):
                           "_offsets": spans, "_max_context": max_ctx})
         return feats
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         return question_answerer(model_dir, tokenizer, random_init)
 
     def eval_outputs(self, model: Any, batch: dict) -> Any:

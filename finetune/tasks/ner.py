@@ -154,7 +154,8 @@ class NerTask(Task):
                           "labels": labels, "example_index": i, "_spans": spans})
         return feats
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         return token_classifier(model_dir, tokenizer, random_init, NER_LABELS)
 
     def collator(self, tokenizer: Any) -> Any:

@@ -45,7 +45,8 @@ class StsTask(Task):
         return [{"input_ids": enc["input_ids"][i], "attention_mask": enc["attention_mask"][i],
                  "labels": float(ex["label"]), "example_index": i} for i, ex in enumerate(examples)]
 
-    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+    def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
+                    hp: Hyperparams | None = None) -> Any:
         return sequence_classifier(model_dir, tokenizer, random_init, labels=None)
 
     def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
