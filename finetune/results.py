@@ -226,9 +226,10 @@ def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] 
                   curves: bool = False) -> str:
     """`out`.json and `out`.md from the runs' metrics.json files (and with `curves`, `out`.png: `plot_curves`);
     returns the markdown."""
-    table = build_table(load_runs(run_dirs), pairs)
+    runs = load_runs(run_dirs)
+    table = build_table(runs, pairs)
     md = to_markdown(table)
-    drawn = learning_curves(run_dirs) if curves else {}
+    drawn = learning_curves(run_dirs, runs) if curves else {}
     if curves and not drawn:
         raise ValueError("--curves: no run has an evaluation history to plot (floors only)")
     write_json(out.with_suffix(".json"), table)
@@ -238,14 +239,16 @@ def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] 
     return md
 
 
-def learning_curves(run_dirs: list[Path]) -> dict[str, dict[str, list[tuple[float, float]]]]:
-    """{"task main_metric": {"label, seed s": [(step, score)]}}: every evaluation of every seed, read from the
-    `history` of the seed's own metrics.json (`RUN_DIR/seed-S/metrics.json`, one entry per epoch and at the
-    last step), which the run's metrics.json does not repeat. A floor (`python -m finetune.floors`) is a level
-    line under its own label across the steps of its task's panel."""
+def learning_curves(run_dirs: list[Path], runs: list[dict[str, Any]]
+                    ) -> dict[str, dict[str, list[tuple[float, float]]]]:
+    """{"task main_metric": {"label, seed s": [(step, score)]}} for the runs (`load_runs(run_dirs)`) in
+    `run_dirs`: every evaluation of every seed, read from the `history` of the seed's own metrics.json
+    (`RUN_DIR/seed-S/metrics.json`, one entry per epoch and at the last step), which the run's metrics.json does
+    not repeat. A floor (`python -m finetune.floors`) is a level line under its own label across the steps of its
+    task's panel."""
     out: dict[str, dict[str, list[tuple[float, float]]]] = {}
     floors: list[tuple[str, str, float]] = []
-    for d, run in zip(run_dirs, load_runs(run_dirs), strict=True):
+    for d, run in zip(run_dirs, runs, strict=True):
         folder = Path(d) if Path(d).is_dir() else Path(d).parent
         name = f"{run['task']} {run['main_metric']}"
         panel = out.setdefault(name, {})

@@ -241,7 +241,7 @@ def _run_with_history(root, name: str, label: str, curves: dict[int, list[tuple[
 
 
 def test_curves_draw_every_evaluation_of_every_seed(tmp_path, capsys):
-    from finetune.results import learning_curves
+    from finetune.results import learning_curves, load_runs
 
     a = _run_with_history(tmp_path, "a", "tiny", {1: [(100, 0.0), (200, 13.5)], 2: [(100, 4.0), (200, 20.0)]})
     b = _run_with_history(tmp_path, "b", "random init", {1: [(100, 0.0), (200, 7.0)]})
@@ -249,10 +249,11 @@ def test_curves_draw_every_evaluation_of_every_seed(tmp_path, capsys):
     floor.mkdir()
     (floor / "metrics.json").write_text(json.dumps({**_run("dst", "floor", {"slot_micro_f1": 82.5}, {}, []),
                                                     "main_metric": "slot_micro_f1", "floor": {"method": "m"}}))
-    assert learning_curves([a, b / "metrics.json", floor]) == {"dst slot_micro_f1": {
+    dirs = [a, b / "metrics.json", floor]
+    assert learning_curves(dirs, load_runs(dirs)) == {"dst slot_micro_f1": {
         "tiny, seed 1": [(100.0, 0.0), (200.0, 13.5)], "tiny, seed 2": [(100.0, 4.0), (200.0, 20.0)],
         "random init, seed 1": [(100.0, 0.0), (200.0, 7.0)], "floor": [(100.0, 82.5), (200.0, 82.5)]}}
-    assert learning_curves([floor]) == {}  # a floor alone has no steps to span
+    assert learning_curves([floor], load_runs([floor])) == {}  # a floor alone has no steps to span
     with pytest.raises(SystemExit):
         main([str(tmp_path / "f"), str(floor), "--curves"])
     assert "--curves: no run has an evaluation history to plot" in capsys.readouterr().err
