@@ -61,7 +61,8 @@ def build_model_dir(tasks: list[str], data_dir: Path, out: Path, args: argparse.
     from bench.pretrain import train_tokenizer
     from finetune.data import load_task_data
     from finetune.registry import get_task
-    from pretrain.model import build_config, build_model
+    from pretrain.architectures import build_config
+    from pretrain.model import build_model
 
     texts: list[str] = []
     for name in tasks:

@@ -1,10 +1,12 @@
 """Pretraining throughput: the pretrain stage's loop against HF `Trainer` + `DataCollatorForLanguageModeling`.
 
-Same text, same WordPiece tokenizer, same `tiny` RoBERTa, same batch (sequences x length), same threads, in
-one run. The baseline is the `run_mlm.py` way: tokenize with `datasets.map`, then either `--line_by_line`
+Same text, same WordPiece tokenizer, same `tiny` encoder of each architecture (RoBERTa and ModernBERT by default,
+`--architectures`), same batch (sequences x length), same threads, in one run. The baseline is the `run_mlm.py` way: tokenize with `datasets.map`, then either `--line_by_line`
 (one document per row, dynamic padding per batch) or the default `group_texts` (concatenate, cut into blocks;
 no document separators). Reported: real (non-padding) tokens per second after warm-up, the padding share of
-what the model computed, and the speed-up of ours over each baseline.
+what the model computed, and the speed-up of ours over each baseline. ModernBERT's own class can compute its
+logits at the masked positions only (`sparse_prediction`, as our wrapper does for every architecture): that row
+is the strongest HF baseline for it.
 
     python bench/pretrain.py --docs 20000 --steps 30          # needs KLUE_DATA_DIR
 """
@@ -51,7 +53,7 @@ def train_tokenizer(texts: list[str], out: Path, vocab_size: int):
     return tok
 
 
-def run_ours(texts: list[str], work: Path, tok_dir: Path, args) -> dict:
+def run_ours(texts: list[str], work: Path, tok_dir: Path, args, architecture: str) -> dict:
     from pretrain.stages.encode import EncodeParams, EncodeStage
     from pretrain.train import TrainConfig, read_metrics, train
 
@@ -62,9 +64,12 @@ def run_ours(texts: list[str], work: Path, tok_dir: Path, args) -> dict:
                        inputs={"pii": StageInput("pii", docs, {}),
                                "vocab": StageInput("vocab", tok_dir.parent, {"meta": {"tokenizer_dir": tok_dir.name}})},
                        recipe=SimpleNamespace(seed=0, sources=[]))
-    ctx.out_dir.mkdir()
-    EncodeStage().run(ctx)
+    if not ctx.out_dir.is_dir():
+        ctx.out_dir.mkdir()
+        EncodeStage().run(ctx)
+    shutil.rmtree(work / "train", ignore_errors=True)
     cfg = TrainConfig(encode_dir=str(ctx.out_dir), tokenizer_dir=str(tok_dir), out_dir=str(work / "train"),
+                      architecture=architecture,
                       seq_len=args.seq_len, batch_size=args.batch, max_steps=args.steps, warmup_steps=5,
                       lr=1e-3, log_every=args.warmup, eval_every=10**9, checkpoint_every=10**9,
                       threads=args.threads, mixed_precision="no")
@@ -90,12 +95,13 @@ class CountingCollator:
         return batch
 
 
-def run_hf(texts: list[str], tok, args, line_by_line: bool) -> dict:
+def run_hf(texts: list[str], tok, args, line_by_line: bool, architecture: str, sparse: bool = False) -> dict:
     import torch
     from datasets import Dataset
     from transformers import DataCollatorForLanguageModeling, Trainer, TrainerCallback, TrainingArguments
 
-    from pretrain.model import build_config, build_model
+    from pretrain.architectures import build_config
+    from pretrain.model import build_model
 
     ds = Dataset.from_dict({"text": texts})
     if line_by_line:  # run_mlm.py --line_by_line: one row per document, truncated, padded per batch
@@ -112,7 +118,9 @@ def run_hf(texts: list[str], tok, args, line_by_line: bool) -> dict:
 
         ds = ds.map(group, batched=True, remove_columns=ds.column_names)
     cfg = build_config("tiny", vocab_size=len(tok), seq_len=args.seq_len, pad_token_id=tok.pad_token_id,
-                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
+                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id, architecture=architecture)
+    if sparse:
+        cfg.sparse_prediction = True
     model = build_model(cfg, seed=0)
     collator = CountingCollator(DataCollatorForLanguageModeling(tok, mlm_probability=0.15), tok.pad_token_id)
     marks: dict[int, float] = {}
@@ -144,26 +152,37 @@ def main() -> None:
     ap.add_argument("--seq-len", type=int, default=128)
     ap.add_argument("--vocab", type=int, default=16000)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--architectures", nargs="+", default=["roberta", "modernbert"],
+                    help="pretrain.architectures names, each against HF Trainer on the same model")
     args = ap.parse_args()
     data = os.environ.get("KLUE_DATA_DIR")
     if not data:
         sys.exit("set KLUE_DATA_DIR to the shared data folder")
     texts = read_texts(Path(data), args.docs)
     work = Path(tempfile.mkdtemp(prefix="bench-pretrain-"))
+    tables: dict[str, dict[str, dict]] = {}
     try:
         tok = train_tokenizer(texts, work / "vocab" / "tok", args.vocab)
-        rows = {"HF Trainer, line_by_line (padded)": run_hf(texts, tok, args, line_by_line=True),
-                "HF Trainer, group_texts": run_hf(texts, tok, args, line_by_line=False),
-                "pretrain stage (packed, sparse head)": run_ours(texts, work / "ours", work / "vocab" / "tok",
-                                                                 args)}
+        for arch in args.architectures:
+            rows = {"HF Trainer, line_by_line (padded)": run_hf(texts, tok, args, True, arch),
+                    "HF Trainer, group_texts": run_hf(texts, tok, args, False, arch)}
+            if arch == "modernbert":
+                rows["HF Trainer, group_texts, sparse_prediction"] = run_hf(texts, tok, args, False, arch, True)
+            rows[OURS] = run_ours(texts, work / "ours", work / "vocab" / "tok", args, arch)
+            tables[arch] = rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    ours = rows["pretrain stage (packed, sparse head)"]["tokens_per_s"]
-    print(f"\n{len(texts)} docs, tiny RoBERTa, vocab {len(tok)}, batch {args.batch} x {args.seq_len}, "
+    print(f"\n{len(texts)} docs, tiny encoders, vocab {len(tok)}, batch {args.batch} x {args.seq_len}, "
           f"{args.steps} steps ({args.warmup} warm-up), {args.threads} threads")
-    print(f"{'run':40s} {'real tok/s':>11s} {'padding':>8s} {'ours / it':>10s}")
-    for name, r in rows.items():
-        print(f"{name:40s} {r['tokens_per_s']:11.0f} {r['padding']:8.1%} {ours / r['tokens_per_s']:9.2f}x")
+    print(f"{'architecture':15s} {'run':44s} {'real tok/s':>11s} {'padding':>8s} {'ours / it':>10s}")
+    for arch, rows in tables.items():
+        ours = rows[OURS]["tokens_per_s"]
+        for name, r in rows.items():
+            print(f"{arch:15s} {name:44s} {r['tokens_per_s']:11.0f} {r['padding']:8.1%} "
+                  f"{ours / r['tokens_per_s']:9.2f}x")
+
+
+OURS = "pretrain stage (packed, sparse head)"
 
 
 if __name__ == "__main__":

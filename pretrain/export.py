@@ -1,6 +1,7 @@
 """Model folders from pretraining: `final/` at the end of a run, and `klue export-checkpoint` for any checkpoint.
 
-One way for both: a fresh fp32 `RobertaForMaskedLM` is built from the run's model config, the weights are
+One way for both: a fresh fp32 model of the run's stock class (`RobertaForMaskedLM`, `ModernBertForMaskedLM`,
+...: `pretrain.model.ARCHITECTURES`) is built from the run's model config, the weights are
 loaded into it strictly (a missing or extra tensor is an error, not a silently re-initialised layer; only the
 tied decoder tensors may be absent) and it is saved with `save_pretrained` (safetensors) next to the
 tokenizer. Always fp32, `dtype: float32` in the config: under DeepSpeed bf16 the module itself is bf16 (the
@@ -33,18 +34,20 @@ class ExportError(ValueError):
 
 
 def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any]) -> None:
-    """Save `state_dict` (names without the training wrapper's `mlm.` prefix) as an fp32 `RobertaForMaskedLM`
-    plus `tokenizer` into `final`, renamed into place when complete.
+    """Save `state_dict` (names without the training wrapper's `mlm.` prefix) as an fp32 model of the config's
+    stock masked-LM class plus `tokenizer` into `final`, renamed into place when complete.
 
     The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
     """
     import torch
-    from transformers import RobertaForMaskedLM
 
+    from pretrain.architectures import architecture_of, usable_positions
+
+    arch = architecture_of(model_config)
     config = type(model_config).from_dict(model_config.to_dict())
-    config.architectures = ["RobertaForMaskedLM"]
+    config.architectures = [arch.mlm_class]
     config.dtype = torch.float32
-    model = RobertaForMaskedLM(config).to(torch.float32)
+    model = arch.mlm_type()(config).to(torch.float32)
     state = {k.removeprefix(PREFIX): v.detach().to("cpu", torch.float32) for k, v in state_dict.items()}
     # Tied tensors (decoder weight = word embeddings, decoder bias = lm_head.bias) may be stored once, under
     # the name they are tied to; only those may be absent, and the tie fills them.
@@ -56,9 +59,9 @@ def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dic
     model.tie_weights()
     with io.atomic_path(final, replace_dir=True) as tmp:
         model.save_pretrained(tmp)
-        # The position table bounds the usable length (RoBERTa offsets positions by pad_id + 1): say so in the
-        # tokenizer, so `truncation=True` in any downstream code never produces an index past the table.
-        tokenizer.model_max_length = config.max_position_embeddings - config.pad_token_id - 1
+        # The positions the model was built (and trained) for bound the usable length: say so in the tokenizer, so
+        # `truncation=True` in any downstream code never produces an index past a learned table.
+        tokenizer.model_max_length = usable_positions(config)
         tokenizer.save_pretrained(tmp)
 
 
@@ -112,7 +115,7 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
     `config` is the run's TrainConfig JSON; the pretrain stage writes it as `run_dir/train_config.json`."""
     from transformers import AutoTokenizer
 
-    from pretrain.model import build_config
+    from pretrain.architectures import build_config
     from pretrain.train import TrainConfig
 
     cfg_path = config or run_dir / "train_config.json"
@@ -123,7 +126,8 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
     tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
     model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len,
                              pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
-                             eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
+                             eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides,
+                             architecture=cfg.architecture)
     state = checkpoint_state(ckpt)
     try:
         export_final(model_cfg, tok, output, state)

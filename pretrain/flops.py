@@ -5,8 +5,10 @@ are no matrix products, and the output layer (hidden x vocab, plus the head's de
 ~15 % of positions that are predicted (`pretrain.model.SparseMLM`). Counted instead, per token, forward pass
 (a multiply-add is 2 FLOPs; backward is twice the forward, so training is 3x):
 
-    encoder matmuls   2 * L * (4 d^2 + 2 d f)     Q, K, V, output projections and the two FFN layers
-    attention         2 * L * 2 * s * d           Q K^T and (softmax) V over a sequence of s positions
+    encoder matmuls   2 * L * (4 d^2 + m d f)     Q, K, V, output projections and the FFN's m matrices
+                                                  (m = 2; 3 for ModernBERT's GeGLU, whose input layer is d x 2f)
+    attention         2 * L * 2 * s * d           Q K^T and (softmax) V over a sequence of s positions (also in
+                                                  ModernBERT's local layers, whose SDPA masks the whole s x s)
     head (predicted)  2 * (d^2 + d V)             dense transform and the decoder, at predicted positions only
 
 Biases, LayerNorm, softmax and GELU are left out (O(d) per token, <1 % at these sizes), as Megatron-LM's and
@@ -50,11 +52,13 @@ def peak_for(device_name: str, override_tflops: float | None = None) -> Peak | N
 
 def step_flops(config: Any, seq_len: int, tokens: int, predicted: int) -> float:
     """Training FLOPs (forward + backward) of `tokens` input positions, in sequences of `seq_len`, of which
-    `predicted` go through the head, for a RoBERTa config (hidden_size, num_hidden_layers, intermediate_size,
-    vocab_size)."""
+    `predicted` go through the head, for a config of any of `pretrain.model.ARCHITECTURES` (hidden_size,
+    num_hidden_layers, intermediate_size, vocab_size)."""
+    from pretrain.architectures import architecture_of
+
     d, n_layers, f, v = (config.hidden_size, config.num_hidden_layers, config.intermediate_size,
                          config.vocab_size)
-    s = seq_len
-    per_token = 2 * n_layers * (4 * d * d + 2 * d * f) + 2 * n_layers * 2 * s * d
+    s, m = seq_len, architecture_of(config).ffn_matrices
+    per_token = 2 * n_layers * (4 * d * d + m * d * f) + 2 * n_layers * 2 * s * d
     per_predicted = 2 * (d * d + d * v)
     return 3.0 * (tokens * per_token + predicted * per_predicted)

@@ -68,16 +68,20 @@ class Halted(RuntimeError):
 
 
 def lr_factor(step: int, cfg: TrainConfig, progress: float | None = None) -> float:
-    """Linear warmup to 1, then linear decay to `min_lr_ratio` at the end of training.
+    """Linear warmup to 1, then (`schedule: linear`) linear decay to `min_lr_ratio` at the end of training, or
+    (`schedule: wsd`) 1 until the last `decay_fraction` of the post-warmup steps and a linear decay over those.
 
-    `progress` (0..1) replaces step / max_steps when a wall-clock budget drives the schedule.
+    `progress` (0..1 of the post-warmup span) replaces the step count when a wall-clock budget drives it.
     """
     if step < cfg.warmup_steps:
         return (step + 1) / cfg.warmup_steps
     if progress is None:
         span = max(1, cfg.max_steps - cfg.warmup_steps)
         progress = (step - cfg.warmup_steps) / span
-    return max(cfg.min_lr_ratio, 1.0 - (1.0 - cfg.min_lr_ratio) * min(1.0, progress))
+    progress = min(1.0, progress)
+    if cfg.schedule == "wsd":
+        progress = max(0.0, progress - (1.0 - cfg.decay_fraction)) / cfg.decay_fraction
+    return max(cfg.min_lr_ratio, 1.0 - (1.0 - cfg.min_lr_ratio) * progress)
 
 
 def resolve_mixed_precision(choice: str) -> str:
@@ -159,8 +163,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from tqdm.auto import tqdm
     from transformers import AutoTokenizer
 
+    from pretrain.architectures import build_config
     from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream
-    from pretrain.model import SparseMLM, build_config, build_model
+    from pretrain.model import SparseMLM, build_model
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -177,7 +182,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
         model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len,
                                  pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
-                                 eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides)
+                                 eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides,
+                                 architecture=cfg.architecture)
         model = SparseMLM(build_model(model_cfg, cfg.seed))
         n_params = sum(p.numel() for p in model.parameters())
         decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]

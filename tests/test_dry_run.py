@@ -82,13 +82,17 @@ def test_every_shipped_recipe_validates_and_plans(recipe, tmp_path, monkeypatch)
     stages = [s for s, _ in _states(out)]
     assert list(dict.fromkeys(stages)) == list(rec.stages)  # every stage, in run order
     assert len(stages) >= len(rec.stages) and "parameters:" in out and "tokens per step:" in out
-    if "roberta" in recipe.stem:
-        size = rec.params("pretrain").model
-        expected = {"small": "68,124,416", "base": "110,651,648", "large": "336,690,432"}[size]
-        assert f"parameters: {expected}" in out  # KLUE's 68M / 111M / 337M with a 32k vocabulary
+    if "roberta" in recipe.stem or "modernbert" in recipe.stem:
+        p = rec.params("pretrain")
+        # KLUE's 68M / 111M / 337M with a 32k vocabulary; ModernBERT's parameter-matched GeGLU and no biases
+        expected = {("roberta", "small"): "68,124,416", ("roberta", "base"): "110,651,648",
+                    ("roberta", "large"): "336,690,432", ("modernbert", "small"): "67,675,904",
+                    ("modernbert", "base"): "110,152,448"}[p.architecture, p.model]
+        assert f"parameters: {expected}" in out
+        assert {"roberta": "RobertaForMaskedLM", "modernbert": "ModernBertForMaskedLM"}[p.architecture] in out
         assert '"bf16": {"enabled": true}' in out and "x 8 processes" in out
     if rec.variants:
-        assert len(rec.arms) == 2 and sum(1 for s in stages if s == "pretrain") == 2
+        assert len(rec.arms) >= 2 and sum(1 for s in stages if s == "pretrain") == len(rec.arms)
 
 
 def test_the_embedded_default_plans_without_any_data_folder(tmp_path, monkeypatch):

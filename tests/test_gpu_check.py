@@ -23,10 +23,13 @@ def test_gpu_check_runs_every_section_at_toy_size(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     res = json.loads((out / "results.json").read_text())
-    assert list(res) == ["env", "matmul", "tiny", "small", "zero3", "finetune"]
+    assert list(res) == ["env", "matmul", "tiny", "small", "modernbert", "zero3", "finetune"]
     assert {r["status"] for r in res.values()} == {"ok"}, {k: r.get("error") for k, r in res.items()}
     assert res["tiny"]["resume_max_loss_diff"] == 0.0 and res["tiny"]["export_dtypes"] == ["torch.float32"]
     assert res["small"]["deepspeed"] == "zero2" and res["small"]["mixed_precision"] == "bf16"
     assert res["small"]["mfu_recomputed"] == pytest.approx(res["small"]["mfu_logged"], rel=0.05)
+    assert res["modernbert"]["export_class"] == "ModernBertForMaskedLM"
+    assert res["modernbert"]["export_dtypes"] == ["torch.float32"] and len(res["modernbert"]["fill_mask_top3"]) == 3
+    assert res["modernbert"]["mfu_recomputed"] == pytest.approx(res["modernbert"]["mfu_logged"], rel=0.05)
     assert res["zero3"]["final_equals_fp32_masters"] is True
-    assert (out / "results.md").read_text().count("| ok |") == 6 and (out / "log.txt").is_file()
+    assert (out / "results.md").read_text().count("| ok |") == 7 and (out / "log.txt").is_file()

@@ -23,13 +23,14 @@ def encoded(tmp_path_factory):
     return encode_fixture(root, n_shards=2, repeat=4, eval_fraction=0.1)
 
 
-@pytest.mark.parametrize("deepspeed", [None, "zero2"])
-def test_two_processes_train_together(encoded, tmp_path, deepspeed):
+@pytest.mark.parametrize("deepspeed,architecture", [(None, "roberta"), ("zero2", "roberta"), ("zero2", "modernbert")])
+def test_two_processes_train_together(encoded, tmp_path, deepspeed, architecture):
     if deepspeed and importlib.util.find_spec("deepspeed") is None:
         pytest.skip("deepspeed is not installed (optional extra)")
     enc, vocab, result = encoded
     p = PretrainParams(seq_len=32, batch_size=8, max_steps=12, warmup_steps=2, lr=3e-3, log_every=1,
-                       eval_every=6, checkpoint_every=6, num_processes=2, deepspeed=deepspeed, threads=1)
+                       eval_every=6, checkpoint_every=6, num_processes=2, deepspeed=deepspeed, threads=1,
+                       architecture=architecture)
     ctx = context(tmp_path / "run", p, {"encode": (enc, result.meta), "vocab": (vocab, {"tokenizer_dir": "tok"})})
     res = PretrainStage().run(ctx)
     assert res.meta["report"]["world_size"] == 2
@@ -46,3 +47,5 @@ def test_two_processes_train_together(encoded, tmp_path, deepspeed):
     assert len(losses) == 12
     assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.2
     assert (ctx.out_dir / "final" / "model.safetensors").is_file()
+    config = json.loads((ctx.out_dir / "final" / "config.json").read_text())
+    assert config["model_type"] == architecture and config["dtype"] == "float32"

@@ -25,8 +25,8 @@ from click.testing import CliRunner
 from safetensors.torch import load_file
 
 import pretrain.train as train_mod
+from pretrain.architectures import build_config
 from pretrain.flops import peak_for, step_flops
-from pretrain.model import build_config
 from pretrain.stages.pretrain import PretrainParams, PretrainStage
 from pretrain.train import TrainConfig, deepspeed_config, evaluate_folder, read_metrics, train
 from testkit.pretrain import context, encode_fixture
@@ -98,11 +98,11 @@ def test_deepspeed_bf16_run_exports_its_fp32_masters(encoded, tmp_path):
 
 @pytest.mark.slow
 @needs_deepspeed
-@pytest.mark.parametrize("zero", ["zero2", "zero3"])
-def test_zero_checkpoint_exports_with_the_same_eval_loss(encoded, tmp_path, zero):
+@pytest.mark.parametrize("zero,architecture", [("zero2", "roberta"), ("zero3", "roberta"), ("zero3", "modernbert")])
+def test_zero_checkpoint_exports_with_the_same_eval_loss(encoded, tmp_path, zero, architecture):
     from pretrain.export import export_checkpoint_cmd
 
-    out = _stage_run(encoded, tmp_path / "run", deepspeed=zero, mixed_precision="no")
+    out = _stage_run(encoded, tmp_path / "run", deepspeed=zero, mixed_precision="no", architecture=architecture)
     assert (out / "checkpoints" / "step-00000003" / "latest").is_file()  # a ZeRO checkpoint, no safetensors
     res = CliRunner().invoke(export_checkpoint_cmd, [str(out), "--step", "3", "--output", str(tmp_path / "s3")],
                              catch_exceptions=False)
@@ -118,6 +118,7 @@ def test_zero_checkpoint_exports_with_the_same_eval_loss(encoded, tmp_path, zero
     assert res.exit_code == 0, res.output
     a, b = load_file(tmp_path / "s6" / "model.safetensors"), load_file(out / "final" / "model.safetensors")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert json.loads((tmp_path / "s6" / "config.json").read_text())["model_type"] == architecture
 
 
 def test_zero_configs_accumulate_and_communicate_in_fp32(tmp_path):
@@ -169,6 +170,18 @@ def test_flop_count_equals_a_hand_count():
     n_params = sum(p.numel() for p in RobertaForMaskedLM(small).parameters())
     old = 6 * n_params * 1000
     assert 1.15 < old / step_flops(small, 128, tokens=1000, predicted=150) < 1.30  # the review's 1.22x
+    # ModernBERT's GeGLU has three FFN matrices (d x 2f in, f x d out): 2*4*(4*128^2 + 3*128*384) + attention
+    # 2*4*2*32*128 = 1,769,472 per token; the same head (dense transform and decoder) at predicted positions
+    mb = build_config("tiny", vocab_size=1000, seq_len=32, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                      architecture="modernbert")
+    assert mb.intermediate_size == 384
+    assert step_flops(mb, 32, tokens=64, predicted=10) == 3 * (64 * 1_769_472 + 10 * 288_768) == 348_401_664
+    # and against the parameters a step touches: every encoder matrix once per token, in and out
+    from transformers import ModernBertForMaskedLM
+
+    model = ModernBertForMaskedLM(mb)
+    encoder = sum(p.numel() for n, p in model.named_parameters() if p.ndim == 2 and ".layers." in n)
+    assert 2 * encoder == 2 * 4 * (4 * 128 * 128 + 3 * 128 * 384)
 
 
 def test_peaks_are_named_per_card():

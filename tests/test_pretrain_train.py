@@ -10,9 +10,10 @@ from safetensors.torch import load_file
 
 import pretrain.data
 import pretrain.model
+from pretrain.architectures import ARCHITECTURES, build_config
 from pretrain.export import export_final
-from pretrain.model import SparseMLM, build_config, build_model
-from pretrain.train import Halted, TrainConfig, find_checkpoint, read_metrics, train
+from pretrain.model import SparseMLM, build_model
+from pretrain.train import Halted, TrainConfig, find_checkpoint, lr_factor, read_metrics, train
 from testkit.pretrain import context, encode_fixture, make_tokenizer
 
 
@@ -23,19 +24,24 @@ def encoded(tmp_path_factory):
     return enc, vocab, result
 
 
-def _cfg(encoded, out, **kw) -> TrainConfig:
+# dropout on, so that resuming must restore the RNG state too (ModernBERT names its dropouts differently)
+DROPOUT = {"modernbert": {"embedding_dropout": 0.1, "mlp_dropout": 0.1, "attention_dropout": 0.1}}
+BERT_DROPOUT = {"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1}
+
+
+def _cfg(encoded, out, architecture="roberta", **kw) -> TrainConfig:
     enc, vocab, _ = encoded
     base = dict(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
                 batch_size=4, grad_accum=2, max_steps=6, warmup_steps=2, lr=2e-3, log_every=1,
-                eval_every=3, eval_batches=2, checkpoint_every=2, threads=1,
-                # dropout on, so that resuming must restore the RNG state too
-                model_overrides={"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1})
+                eval_every=3, eval_batches=2, checkpoint_every=2, threads=1, architecture=architecture,
+                model_overrides=DROPOUT.get(architecture, BERT_DROPOUT))
     base.update(kw)
     return TrainConfig(**base)
 
 
-def test_resume_after_kill_equals_uninterrupted_run(encoded, tmp_path, monkeypatch):
-    full = train(_cfg(encoded, tmp_path / "full"))
+@pytest.mark.parametrize("architecture", ["roberta", "modernbert"])
+def test_resume_after_kill_equals_uninterrupted_run(encoded, tmp_path, monkeypatch, architecture):
+    full = train(_cfg(encoded, tmp_path / "full", architecture))
     assert full["steps"] == 6
 
     steps_read: list[int] = []
@@ -48,11 +54,11 @@ def test_resume_after_kill_equals_uninterrupted_run(encoded, tmp_path, monkeypat
     monkeypatch.setattr(pretrain.data.SampleOrder, "indices", spy)
     out = tmp_path / "killed"
     with pytest.raises(Halted):
-        train(_cfg(encoded, out, halt_after_step=3))  # dies after step 3; the newest checkpoint is step 2
+        train(_cfg(encoded, out, architecture, halt_after_step=3))  # dies after step 3; the newest checkpoint is step 2
     assert find_checkpoint(out).name == "step-00000002"
     assert max(m["step"] for m in read_metrics(out / "metrics.jsonl")) == 3
     steps_read.clear()
-    train(_cfg(encoded, out))
+    train(_cfg(encoded, out, architecture))
     assert sorted(set(steps_read)) == [2, 3, 4, 5], "the resumed run reads from step 2 on, nothing before"
 
     a, b = read_metrics(tmp_path / "full" / "metrics.jsonl"), read_metrics(out / "metrics.jsonl")
@@ -65,6 +71,29 @@ def test_resume_after_kill_equals_uninterrupted_run(encoded, tmp_path, monkeypat
     assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
     assert (out / "loss_curve.png").stat().st_size > 1000
     assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    assert type(train_model_of(out)).__name__ == ARCHITECTURES[architecture].mlm_class
+
+
+def train_model_of(run_dir):
+    from transformers import AutoModelForMaskedLM
+
+    return AutoModelForMaskedLM.from_pretrained(run_dir / "final", local_files_only=True)
+
+
+@pytest.mark.parametrize("architecture", ["modernbert", "roformer", "xlm-roberta-xl"])
+def test_the_same_seed_gives_byte_identical_weights_and_curves(encoded, tmp_path, architecture):
+    """What roberta's exact-resume test pins for KLUE's encoder, for the others: two runs of one config agree to
+    the byte (weights file and metrics but the wall-clock fields), and the loss falls."""
+    runs = [tmp_path / "a", tmp_path / "b"]
+    for out in runs:
+        train(_cfg(encoded, out, architecture, max_steps=4, checkpoint_every=4))
+    a, b = ((r / "final" / "model.safetensors").read_bytes() for r in runs)
+    assert a == b
+    clock = {"tokens_per_s", "mfu"}
+    ma, mb = ([{k: v for k, v in m.items() if k not in clock} for m in read_metrics(r / "metrics.jsonl")]
+              for r in runs)
+    assert ma == mb and ma[-1]["loss"] < ma[0]["loss"]
+    assert type(train_model_of(runs[0])).__name__ == ARCHITECTURES[architecture].mlm_class
 
 
 def test_resume_refuses_a_different_batch_layout(encoded, tmp_path):
@@ -75,9 +104,10 @@ def test_resume_refuses_a_different_batch_layout(encoded, tmp_path):
         train(_cfg(encoded, out, grad_accum=1))
 
 
-def test_sparse_loss_equals_dense_loss():
+@pytest.mark.parametrize("architecture", list(ARCHITECTURES))
+def test_sparse_loss_equals_dense_loss(architecture):
     cfg = build_config("tiny", vocab_size=300, seq_len=16, pad_token_id=1, bos_token_id=0, eos_token_id=2,
-                       overrides={"num_hidden_layers": 1})
+                       overrides={"num_hidden_layers": 1}, architecture=architecture)
     model = build_model(cfg, seed=0).eval()
     ids = torch.randint(5, 300, (3, 16), generator=torch.Generator().manual_seed(0))
     labels = torch.full_like(ids, -100)
@@ -135,20 +165,58 @@ def test_configs_follow_the_tokenizer():
     assert (large.hidden_size, large.num_hidden_layers) == (1024, 2)
     with pytest.raises(ValueError, match="unknown model size"):
         build_config("huge", vocab_size=100, seq_len=8, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    # the other encoders: the same shape, their own position numbering, ModernBERT's parameter-matched GeGLU
+    kw = dict(vocab_size=32000, seq_len=512, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    mb = build_config("base", architecture="modernbert", **kw)
+    assert type(mb).__name__ == "ModernBertConfig" and mb.max_position_embeddings == 512
+    assert (mb.hidden_size, mb.num_hidden_layers, mb.intermediate_size) == (768, 12, 2048)  # 3 x 2048 = 2 x 3072
+    assert (mb.cls_token_id, mb.sep_token_id, mb.pad_token_id) == (0, 2, 1)
+    assert build_config("tiny", architecture="modernbert", **kw).intermediate_size == 384  # 2/3 x 512, up to 64
+    assert build_config("base", architecture="xlm-roberta-xl", **kw).max_position_embeddings == 514
+    rf = build_config("base", architecture="roformer", **kw)
+    assert rf.max_position_embeddings == 512 and rf._attn_implementation == "eager"
+    with pytest.raises(ValueError, match="unknown architecture 'bert'; choose one of"):
+        build_config("tiny", architecture="bert", **kw)
 
 
-def test_export_round_trip_identical_logits_and_fill_mask(tmp_path):
+def test_the_architecture_is_checked_where_the_recipe_names_it():
+    from pydantic import ValidationError
+
+    from pretrain.stages.pretrain import PretrainParams
+
+    assert PretrainParams().architecture == "roberta"  # KLUE's stays the default
+    with pytest.raises(ValidationError, match="architecture"):
+        PretrainParams(architecture="modernbert2")
+
+
+def test_wsd_holds_the_peak_then_decays_over_the_last_fraction():
+    cfg = TrainConfig(encode_dir="e", tokenizer_dir="t", out_dir="o", max_steps=110, warmup_steps=10,
+                      schedule="wsd", decay_fraction=0.2)
+    f = [lr_factor(s, cfg) for s in range(111)]
+    assert f[0] == 0.1 and f[9] == 1.0  # the same warmup
+    assert all(x == 1.0 for x in f[10:91])  # stable until 80 of the 100 post-warmup steps
+    assert f[95] == pytest.approx(0.75) and f[100] == pytest.approx(0.5) and f[110] == pytest.approx(0.0, abs=1e-12)
+    linear = TrainConfig(encode_dir="e", tokenizer_dir="t", out_dir="o", max_steps=110, warmup_steps=10)
+    assert lr_factor(60, linear) == pytest.approx(0.5)  # the default is unchanged
+    # a wall-clock budget drives both schedules through `progress`
+    assert lr_factor(50, cfg, progress=0.9) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("architecture", list(ARCHITECTURES))
+def test_export_round_trip_identical_logits_and_fill_mask(tmp_path, architecture):
     from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
 
     tok = AutoTokenizer.from_pretrained(make_tokenizer(tmp_path / "tok"))
     cfg = build_config("tiny", vocab_size=len(tok), seq_len=32, pad_token_id=tok.pad_token_id,
-                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
+                       bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id, architecture=architecture)
     model = build_model(cfg, seed=1).eval()
     export_final(model.config, tok, tmp_path / "final", model.state_dict())
     assert (tmp_path / "final" / "model.safetensors").is_file()
     assert not list((tmp_path / "final").glob("*.bin")), "safetensors only"
     loaded = AutoModelForMaskedLM.from_pretrained(tmp_path / "final", local_files_only=True).eval()
+    assert type(loaded).__name__ == ARCHITECTURES[architecture].mlm_class
     tok2 = AutoTokenizer.from_pretrained(tmp_path / "final", local_files_only=True)
+    assert tok2.model_max_length == 32  # the positions it was built for, whatever the numbering
     enc = tok2(["서울은 대한민국의 수도이다.", "한글은 세종대왕이 만든 글자이다."], padding=True,
                return_tensors="pt")
     assert "token_type_ids" not in enc
@@ -197,3 +265,76 @@ def test_wall_clock_budget_stops_early_and_still_evaluates_the_final_model(encod
     lrs = [r["lr"] for r in rows if "lr" in r]
     assert lrs[0] == 2e-3 and lrs[-1] < lrs[1] < lrs[0]  # the schedule decays with elapsed time, not with the unreachable max_steps
     assert (out / "final" / "model.safetensors").is_file()
+
+
+def test_the_report_says_where_each_arm_left_the_plateau(tmp_path):
+    """The pretraining section's plateau rows, from the arms' metrics.jsonl: tokens until the order gain first
+    reaches 0.5 nats, and the [MASK] loss at the first evaluation at or past 2M, 4M and 11M tokens."""
+    from pipeline.stage import ArmOutput
+    from pretrain.stages.pretrain import PretrainStage, plateau_marks
+
+    evals = [(500, 7.1, 0.0), (1000, 6.9, 0.3), (1500, 6.5, 0.6), (2000, 6.0, 1.2), (5500, 5.0, 3.0)]
+    rows = [{"step": s, "loss": 7.0, "eval_loss": m - 1, "eval_mask_loss": m, "eval_order_gain": g}
+            for s, m, g in evals]
+    marks = plateau_marks(rows, 2048)
+    assert marks == {"order gain >= 0.5 at (tokens)": "3.07M",  # step 1,500 x 2,048
+                     "[MASK] loss at 2M tokens": "6.900",  # step 1,000: 2.05M, the first at or past 2M
+                     "[MASK] loss at 4M tokens": "6.000", "[MASK] loss at 11M tokens": "5.000"}
+    flat = plateau_marks([{**r, "eval_order_gain": 0.0} for r in rows[:2]], 2048)
+    assert flat["order gain >= 0.5 at (tokens)"] == "not by 2.05M" and flat["[MASK] loss at 4M tokens"] == "–"
+
+    outputs = []
+    for label, rs in (("modernbert", rows), ("roberta", rows[:2])):
+        (tmp_path / label).mkdir()
+        (tmp_path / label / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rs))
+        steps = rs[-1]["step"]
+        meta = {"metrics": "metrics.jsonl", "report": {"steps": steps, "tokens_seen": steps * 2048}}
+        outputs.append(ArmOutput((label,), tmp_path / label, {"meta": meta}))
+    section = PretrainStage.report_section(outputs)
+    line = next(x for x in section.markdown.splitlines() if x.startswith("| order gain"))
+    assert line.split("|")[2:4] == [" 3.07M ", " not by 2.05M "]
+    assert section.figures[0].png.startswith(b"\x89PNG")
+
+
+@pytest.mark.slow
+def test_a_modernbert_run_killed_with_sigkill_resumes_to_the_uninterrupted_bytes(encoded, tmp_path):
+    """`python -m pretrain.train` in its own process, SIGKILLed once a checkpoint is on disk and training has moved
+    past it, then started again: the same loss curve step for step and the same weights as a run never killed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    kw = dict(max_steps=60, checkpoint_every=10, eval_every=20, keep_checkpoints=2)
+    cfg = _cfg(encoded, tmp_path / "killed", "modernbert", **kw)
+    path = tmp_path / "killed.json"
+    path.write_text(cfg.model_dump_json())
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "pretrain.train", str(path)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = tmp_path / "killed"
+    deadline = time.time() + 240
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            ckpt = find_checkpoint(out) if (out / "checkpoints").is_dir() else None
+            rows = read_metrics(out / "metrics.jsonl") if (out / "metrics.jsonl").is_file() else []
+            if ckpt is not None and rows and rows[-1]["step"] > int(ckpt.name.split("-")[1]):
+                proc.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.002)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert not (out / "final").exists()
+    killed_at = max(m["step"] for m in read_metrics(out / "metrics.jsonl"))
+    assert killed_at < 60
+
+    assert subprocess.run([sys.executable, "-m", "pretrain.train", str(path)], env=env,
+                          capture_output=True).returncode == 0
+    full = tmp_path / "full"
+    train(_cfg(encoded, full, "modernbert", **kw))
+    a, b = read_metrics(full / "metrics.jsonl"), read_metrics(out / "metrics.jsonl")
+    assert [m["step"] for m in a] == [m["step"] for m in b]
+    assert [(m.get("loss"), m.get("eval_loss")) for m in a] == [(m.get("loss"), m.get("eval_loss")) for m in b]
+    assert (full / "final/model.safetensors").read_bytes() == (out / "final/model.safetensors").read_bytes()

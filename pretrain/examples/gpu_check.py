@@ -10,6 +10,8 @@ Sections, each recorded in OUT/results.json as it finishes (a failed one keeps i
              uninterrupted one; the export loads with AutoModelForMaskedLM in fp32
   small      `small` (6 x 768, vocabulary padded to 32,000 as KLUE-RoBERTa's) with bf16 and DeepSpeed ZeRO-2
              for a fixed number of steps: tokens/s and MFU as logged, and MFU recomputed here from tokens/s
+  modernbert the same for ModernBERT `small` (pre-LN, RoPE, GeGLU; stock ModernBertForMaskedLM, SDPA), whose
+             export loads with AutoModelForMaskedLM and answers fill-mask
   zero3      ZeRO-3 bf16: a checkpoint exported with `klue export-checkpoint` is fp32 and scores the run's own
              eval loss (within bf16 rounding); final/ holds the fp32 masters
   finetune   a short YNAT fine-tune on the device from the ZeRO-3 export (fixture data): fp32 weights, bf16
@@ -179,14 +181,16 @@ def tiny(c: Check) -> dict[str, Any]:
             "device": str(torch.device("cuda" if torch.cuda.is_available() else "cpu"))}
 
 
-def small(c: Check) -> dict[str, Any]:
+def small(c: Check, architecture: str = "roberta") -> dict[str, Any]:
     """`small` bf16 ZeRO-2, fixed steps; MFU as logged and recomputed here from tokens/s."""
+    from pretrain.architectures import build_config
     from pretrain.flops import step_flops
-    from pretrain.model import build_config
     from pretrain.train import TrainConfig
 
     size = "tiny" if c.toy else "small"
-    cfg: TrainConfig = c.config("small", model=size, model_overrides={"vocab_size": 32000}, seq_len=128,
+    name = "small" if architecture == "roberta" else f"small-{architecture}"
+    cfg: TrainConfig = c.config(name, model=size, model_overrides={"vocab_size": 32000}, seq_len=128,
+                                architecture=architecture,
                                 batch_size=8 if c.toy else 64, max_steps=6 if c.toy else 400, warmup_steps=2,
                                 lr=5e-4, log_every=2 if c.toy else 50, eval_every=10**6, eval_batches=1,
                                 checkpoint_every=10**6, deepspeed="zero2", mixed_precision="bf16",
@@ -194,7 +198,7 @@ def small(c: Check) -> dict[str, Any]:
     summary = c.launch(cfg, 2 if c.toy else 1)
     _, vocab, _ = c.encoded()
     model_cfg = build_config(size, vocab_size=1000, seq_len=cfg.seq_len, pad_token_id=1, bos_token_id=0,
-                             eos_token_id=2, overrides={"vocab_size": 32000})
+                             eos_token_id=2, overrides={"vocab_size": 32000}, architecture=architecture)
     if summary.get("mfu") is None:
         raise AssertionError(f"no MFU logged (peak {summary.get('peak')})")
     # recomputed with the nominal share of predicted positions (15 % of the non-special tokens ~ 14.8 %)
@@ -202,9 +206,28 @@ def small(c: Check) -> dict[str, Any]:
     recomputed = summary["tokens_per_s"] * flops_per_token / summary["peak"]["flops_per_s"]
     world = summary["world_size"]
     recomputed /= world  # tokens/s is over all ranks, the peak per device
-    return {"model": size, "steps": summary["steps"], "tokens_per_s": round(summary["tokens_per_s"]),
-            "mfu_logged": summary["mfu"], "mfu_recomputed": recomputed, "peak": summary["peak"],
-            "mixed_precision": summary["mixed_precision"], "deepspeed": summary["deepspeed"], "world_size": world}
+    return {"model": size, "architecture": architecture, "steps": summary["steps"],
+            "tokens_per_s": round(summary["tokens_per_s"]), "mfu_logged": summary["mfu"],
+            "mfu_recomputed": recomputed, "peak": summary["peak"], "mixed_precision": summary["mixed_precision"],
+            "deepspeed": summary["deepspeed"], "world_size": world}
+
+
+def modernbert(c: Check) -> dict[str, Any]:
+    """`small` for ModernBERT; then its export (fp32, stock class) answers fill-mask on the device."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+    out = small(c, "modernbert")
+    final = c.out / "small-modernbert" / "final"
+    model = AutoModelForMaskedLM.from_pretrained(final, local_files_only=True)
+    tok = AutoTokenizer.from_pretrained(final, local_files_only=True)
+    fill = pipeline("fill-mask", model=model, tokenizer=tok, device=0 if torch.cuda.is_available() else -1)
+    answers = fill(f"서울은 대한민국의 {tok.mask_token}이다.", top_k=3)
+    if type(model).__name__ != "ModernBertForMaskedLM" or len(answers) != 3:
+        raise AssertionError(f"export is {type(model).__name__}, fill-mask gave {answers}")
+    return {**out, "export_class": type(model).__name__,
+            "export_dtypes": sorted({str(p.dtype) for p in model.parameters()}),
+            "fill_mask_top3": [a["token_str"] for a in answers]}
 
 
 def zero3(c: Check) -> dict[str, Any]:
@@ -255,7 +278,8 @@ def finetune(c: Check) -> dict[str, Any]:
 
 
 SECTIONS: dict[str, Callable[[Check], dict[str, Any]]] = {
-    "env": env, "matmul": matmul, "tiny": tiny, "small": small, "zero3": zero3, "finetune": finetune,
+    "env": env, "matmul": matmul, "tiny": tiny, "small": small, "modernbert": modernbert, "zero3": zero3,
+    "finetune": finetune,
 }
 
 if __name__ == "__main__":

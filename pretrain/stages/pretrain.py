@@ -17,6 +17,7 @@ from pydantic import Field
 
 from pipeline import io
 from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
+from pretrain.architectures import ArchitectureName, SizeName
 from pretrain.stages.encode import tokenizer_dir
 
 
@@ -24,15 +25,23 @@ class PretrainParams(StageParams):
     """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
     precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
 
-    model: Literal["tiny", "small", "base", "large"] = "tiny"
+    architecture: ArchitectureName = Field("roberta", description="a stock masked-LM class (pretrain/architectures.py): "
+                                           "roberta (KLUE's), xlm-roberta-xl, roformer or modernbert")
+    model: SizeName = "tiny"
     model_overrides: dict[str, int | float] = Field(default_factory=dict,
-                                                    description="RobertaConfig fields, e.g. num_hidden_layers")
+                                                    description="config fields of the architecture's class, "
+                                                                "e.g. num_hidden_layers")
     seq_len: int = Field(128, ge=8)
     batch_size: int = Field(32, ge=1, description="micro-batch per process")
     grad_accum: int = Field(1, ge=1)
     lr: float = Field(1e-3, gt=0)
     weight_decay: float = 0.01
     warmup_steps: int = Field(50, ge=0)
+    # linear: warmup, then linear decay to the end (RoBERTa's, KLUE's). wsd: warmup, stable at the peak, linear
+    # decay over the last `decay_fraction` of training (warmup-stable-decay; Hu et al. 2024, MiniCPM, arXiv
+    # 2404.06395; Hägele et al. 2024, arXiv 2405.18392, whose 20 % cooldown matches a cosine schedule's loss).
+    schedule: Literal["linear", "wsd"] = "linear"
+    decay_fraction: float = Field(0.2, gt=0, le=1, description="wsd: the share of steps the decay takes")
     max_steps: int | None = Field(500, ge=1)
     epochs: float | None = Field(None, gt=0, description="cap on passes over the training tokens")
     time_budget_s: float | None = Field(None, gt=0, description="wall-clock budget; the LR decays to it")
@@ -61,7 +70,7 @@ class PretrainStage(Stage[PretrainParams]):
     version = "4"
     inputs = ("encode", "vocab")
     resumable = True
-    variant_field = "model"
+    variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
 
 
     @classmethod
@@ -82,29 +91,33 @@ class PretrainStage(Stage[PretrainParams]):
 
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
-        """Loss curves of every arm on one set of axes (training loss, held-out loss, and the word-order gain:
-        what shuffling the context costs the model at [MASK], ~0 while it predicts from the bag of words), and
-        the summary numbers."""
+        """Loss curves of every arm on one set of axes, against tokens seen (training loss, the held-out loss at
+        [MASK] inputs, and the word-order gain: what shuffling the context costs the model at [MASK], ~0 while
+        it predicts from the bag of words), the summary numbers, and where each arm left the plateau."""
         from pipeline.plots import Figure, panels
         from pipeline.report import md_table
 
         curves: dict[str, list[dict[str, Any]]] = {}
+        per_step: dict[str, float] = {}
         for o in outputs:
             path = o.path / o.meta.get("metrics", "metrics.jsonl")
+            rep = o.meta.get("report") or {}
             if path.is_file():
                 curves[o.label] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
                                    if line.strip()]
+                per_step[o.label] = rep["tokens_seen"] / rep["steps"] if rep.get("steps") else 0.0
         if not curves:
             return None
 
         def series(key: str) -> dict[str, list[tuple[float, float]]]:
-            return {label: [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+            return {label: [(r["step"] * per_step[label] / 1e6, r[key]) for r in rows if r.get(key) is not None]
                     for label, rows in curves.items()}
 
-        fig = Figure("loss.png", panels([("training loss", series("loss")), ("held-out loss", series("eval_loss")),
+        fig = Figure("loss.png", panels([("training loss", series("loss")),
+                                         ("held-out loss at [MASK] (nats)", series("eval_mask_loss")),
                                          ("word-order gain (nats)", series("eval_order_gain"))],
-                                        xlabel="optimizer step"),
-                     "MLM losses and word-order gain per arm.")
+                                        xlabel="tokens seen (millions)"),
+                     "MLM losses and word-order gain per arm, against tokens seen.")
         keys = ["steps", "tokens_seen", "params", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
                 "eval_order_gain", "tokens_per_s", "mfu", "world_size"]
 
@@ -112,15 +125,16 @@ class PretrainStage(Stage[PretrainParams]):
             return "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
 
         body = [[k, *(fmt((o.meta.get("report") or {}).get(k)) for o in outputs)] for k in keys]
+        marks = [plateau_marks(curves.get(o.label, []), per_step.get(o.label, 0.0)) for o in outputs]
+        body += [[k, *(m[k] for m in marks)] for k in marks[0]]
         return ReportSection("Pretraining", "\n".join(md_table(["", *(o.label for o in outputs)], body)), [fig])
 
     def describe(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
         """The model's shape and exact parameter count (built on PyTorch's meta device: no memory, no
         weights), tokens per optimiser step, steps and tokens, precision and the DeepSpeed config it would use."""
         import torch
-        from transformers import RobertaForMaskedLM
 
-        from pretrain.model import build_config
+        from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
         from pretrain.train import TrainConfig, deepspeed_config, resolve_mixed_precision
 
         p = ctx.params
@@ -130,16 +144,17 @@ class PretrainStage(Stage[PretrainParams]):
             vocab = _planned_vocab_size(ctx)
             where = "stages.vocab.vocab_size; not built yet"
         config = build_config(p.model, vocab_size=vocab, seq_len=p.seq_len, pad_token_id=1, bos_token_id=0,
-                              eos_token_id=2, overrides=dict(p.model_overrides))
+                              eos_token_id=2, overrides=dict(p.model_overrides), architecture=p.architecture)
+        arch = ARCHITECTURES[p.architecture]
         with torch.device("meta"):
-            model = RobertaForMaskedLM(config)
-        n = sum(t.numel() for t in model.parameters())
-        embed = sum(t.numel() for t in model.roberta.embeddings.parameters())
+            model = arch.mlm_type()(config)
+        n, embed = parameter_counts(model)
         per_step = p.batch_size * p.seq_len * p.grad_accum * p.num_processes
         built = "tokens" in ctx.inputs["encode"].meta
         steps = resolve_steps(ctx, p) if built or p.epochs is None else p.max_steps
         out: dict[str, Any] = {
-            "model": f"{p.model}: {config.num_hidden_layers} layers x {config.hidden_size}, "
+            "model": f"{p.model} {arch.mlm_class} ({arch.layout}): {config.num_hidden_layers} layers x "
+                     f"{config.hidden_size}, "
                      f"{config.num_attention_heads} heads, FFN {config.intermediate_size}, vocabulary "
                      f"{config.vocab_size} ({where}), {config.max_position_embeddings} positions",
             "parameters": f"{n:,} ({n - embed:,} besides the embeddings)",
@@ -185,6 +200,26 @@ class PretrainStage(Stage[PretrainParams]):
                                                    "params", "world_size")},
             **({"parent": parent} if parent else {}),
         })
+
+
+# Where a run leaves the MLM plateau (docs/plateau.md): the first evaluation whose order gain reaches this many
+# nats, and the [MASK] loss at these token counts (the plateau study's columns: ~1, 2 and 5.5k steps of 2,048).
+EXIT_GAIN = 0.5
+MILESTONES = (2_000_000, 4_000_000, 11_000_000)
+
+
+def plateau_marks(rows: list[dict[str, Any]], tokens_per_step: float) -> dict[str, str]:
+    """Table cells from an arm's metrics.jsonl rows: tokens until `eval_order_gain` >= EXIT_GAIN, and
+    `eval_mask_loss` at the first evaluation at or past each of MILESTONES ("–" where the run stopped short)."""
+    evals = [(r["step"] * tokens_per_step, r) for r in rows if r.get("eval_mask_loss") is not None]
+    exit_at = next((t for t, r in evals if (r.get("eval_order_gain") or 0.0) >= EXIT_GAIN), None)
+    seen = evals[-1][0] if evals else 0
+    out = {f"order gain >= {EXIT_GAIN} at (tokens)":
+           f"{exit_at / 1e6:.2f}M" if exit_at is not None else (f"not by {seen / 1e6:.2f}M" if evals else "–")}
+    for m in MILESTONES:
+        hit = next((r for t, r in evals if t >= m), None)
+        out[f"[MASK] loss at {m / 1e6:g}M tokens"] = "–" if hit is None else f"{hit['eval_mask_loss']:.3f}"
+    return out
 
 
 def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> dict[str, Any] | None:
