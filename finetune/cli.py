@@ -72,7 +72,7 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
                    "transformers' Trainer).")
 @click.option("--hp", "task_hp", multiple=True, metavar="TASK.FIELD=VALUE",
               help="A hyperparameter for one task of the run, after the overrides above, e.g. "
-                   "--hp sts.epochs=10 --hp ynat.max_length=64. Repeatable.")
+                   "--hp sts.epochs=10 --hp ynat.max_length=64 --hp nli.pooling=mean. Repeatable.")
 @click.option("--eval-every", type=int, help="Also evaluate every N steps (default: after each epoch).")
 @click.option("--save-model/--no-save-model", default=True, show_default=True,
               help="Save the selected checkpoint under seed-N/model.")
@@ -162,7 +162,7 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
     from dataclasses import fields
 
     from finetune.registry import RegistryError, resolve_name
-    from finetune.tasks.base import Hyperparams, check_task_hyperparam
+    from finetune.tasks.base import Hyperparams, check_hyperparam_value, check_task_hyperparam
 
     types = {f.name: f.type for f in fields(Hyperparams)}
     out: dict[str, dict[str, Any]] = {}
@@ -188,6 +188,13 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
             raise click.BadParameter(f"{spec!r}: {e}", param_hint="--hp") from None
         kind = types[field] if isinstance(types[field], str) else getattr(types[field], "__name__", "float")
         text = value.strip()
+        if kind == "str":
+            try:
+                check_hyperparam_value(field, text)
+            except ValueError as e:
+                raise click.BadParameter(f"{spec!r}: {e}", param_hint="--hp") from None
+            out.setdefault(name, {})[field] = text
+            continue
         if kind == "bool":
             flags = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
             if text.lower() not in flags:

@@ -81,7 +81,8 @@ _MASKED = -1e9  # the baseline's attention mask value
 @dataclass(frozen=True)
 class TrackerConfig:
     """Head settings; defaults are KLUE-baseline's (`--teacher_forcing 0.5`, `max_len=10` at evaluation, the
-    encoder's `hidden_dropout_prob` for the decoder's input dropout)."""
+    encoder's hidden-state dropout for the decoder's input dropout: `hidden_dropout_prob`, or ModernBERT's,
+    `finetune.encoders.hidden_dropout`)."""
 
     pad_token_id: int
     dropout: float = 0.1

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from finetune.data import TaskData
+from finetune.encoders import max_positions
 from finetune.tasks.base import IGNORE_INDEX, Hyperparams, Task
 
 
@@ -84,15 +85,29 @@ def _selection_value(metrics: dict[str, Any], key: str) -> float:
     return -math.inf if v is None or not math.isfinite(v) else float(v)
 
 
-def _optimizer(model: Any, hp: Hyperparams) -> Any:
-    """AdamW without weight decay on biases and LayerNorm weights, as in KLUE-baseline."""
+def no_decay_names(model: Any) -> set[str]:
+    """The parameters AdamW leaves undecayed, as KLUE-baseline's `["bias", "LayerNorm.weight"]`: biases and the
+    weights of every normalisation layer, found by module type (`torch.nn.LayerNorm`, or any class whose name ends
+    in "Norm", e.g. an RMSNorm) rather than by name, since ModernBERT calls its layers `attn_norm`, `mlp_norm`,
+    `final_norm`."""
     import torch
 
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight")
+    names = {n for n, _ in model.named_parameters() if "bias" in n}
+    for prefix, module in model.named_modules():
+        if isinstance(module, torch.nn.LayerNorm) or type(module).__name__.endswith("Norm"):
+            names.update(f"{prefix}.{n}" if prefix else n for n, _ in module.named_parameters(recurse=False))
+    return names
+
+
+def _optimizer(model: Any, hp: Hyperparams) -> Any:
+    """AdamW without weight decay on biases and normalisation weights (`no_decay_names`), as in KLUE-baseline."""
+    import torch
+
+    no_decay = no_decay_names(model)
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
-        {"params": [p for n, p in params if not any(nd in n for nd in no_decay)], "weight_decay": hp.weight_decay},
-        {"params": [p for n, p in params if any(nd in n for nd in no_decay)], "weight_decay": 0.0},
+        {"params": [p for n, p in params if n not in no_decay], "weight_decay": hp.weight_decay},
+        {"params": [p for n, p in params if n in no_decay], "weight_decay": 0.0},
     ]
     return torch.optim.AdamW(groups, lr=hp.learning_rate, eps=hp.adam_epsilon)
 
@@ -180,13 +195,13 @@ def evaluate(task: Task, model: Any, loader: Any, accelerator: Any, features: li
 
 
 def usable_length(config: Any, tokenizer: Any, wanted: int) -> int:
-    """The longest input the model can take: RoBERTa-style models number positions from pad_token_id + 1, so
-    they hold max_position_embeddings - pad - 1 tokens; the tokenizer may set a lower limit too."""
+    """The longest input the model can take: what its positions hold (`finetune.encoders.max_positions`:
+    RoBERTa-style models number them from pad_token_id + 1, so they hold max_position_embeddings - pad - 1
+    tokens); the tokenizer may set a lower limit too."""
     limit = wanted
-    max_pos = getattr(config, "max_position_embeddings", None)
-    if max_pos:
-        offset = (config.pad_token_id or 0) + 1 if "roberta" in getattr(config, "model_type", "") else 0
-        limit = min(limit, max_pos - offset)
+    positions = max_positions(config)
+    if positions is not None:
+        limit = min(limit, positions)
     model_max = getattr(tokenizer, "model_max_length", None)
     if isinstance(model_max, int) and 0 < model_max < 10**9:
         limit = min(limit, model_max)

@@ -28,7 +28,7 @@ from finetune.registry import ALL_TASKS, JGLUE_TASKS, TASKS, get_task, resolve_n
 from finetune.score import score_file
 from finetune.tasks.base import Task
 from finetune.tasks.jnli import JNLI_LABELS
-from testkit.finetune import write_jsonl
+from testkit.finetune import jglue_texts, write_jsonl
 from testkit.tiny_model import build_tiny_model
 
 FXJ = Path(__file__).parent / "fixtures" / "jglue"
@@ -51,20 +51,9 @@ def _write_lines(path: Path, records: list) -> Path:
     return path
 
 
-def _fixture_texts() -> list[str]:
-    out: list[str] = []
-    for r in _lines(FXJ / "jsts-v1.3" / "train-v1.3.json") + _lines(GOLD["jnli"]):
-        out += [r["sentence1"], r["sentence2"]]
-    for r in _lines(FXJ / "jcommonsenseqa-v1.3" / "train-v1.3.json") + _lines(GOLD["jcommonsenseqa"]):
-        out += [r["question"], *(r[f"choice{i}"] for i in range(5))]
-    for ex in get_task("jsquad").read_file(GOLD["jsquad"]):
-        out += [ex["context"], ex["question"]]
-    return out
-
-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-jglue"), _fixture_texts())
+    return build_tiny_model(tmp_path_factory.mktemp("tiny-jglue"), jglue_texts())
 
 
 def _run(args: list[str]) -> None:

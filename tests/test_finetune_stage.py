@@ -52,6 +52,8 @@ def _run(recipe: Path, workdir: Path) -> Runner:
     ({"task_hyperparams": {"sts": {"epochs": 2}}}, "task_hyperparams.sts: 'sts' is not in tasks (ynat, nli)"),
     ({"task_hyperparams": {"nli": {"ptr_values_only": True}}},
      "task_hyperparams.nli.ptr_values_only: ptr_values_only is read by the dst task only, not by nli"),
+    ({"task_hyperparams": {"nli": {"pooling": "max"}}},
+     "task_hyperparams.nli.pooling: pooling must be one of cls, mean, got 'max'"),
     ({"data_dir": None}, "data_dir: required when tasks are named"),
     ({"seeds": []}, "stages.finetune.seeds"),
 ])

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from finetune.cli import finetune
 from finetune.registry import get_task
 from finetune.score import score_file
-from testkit.tiny_model import build_tiny_model
+from testkit.tiny_model import ARCHITECTURES, build_tiny_model
 
 FX = Path(__file__).parent / "fixtures" / "finetune"
 TEXT_KEYS = ("title", "sentence1", "sentence2", "premise", "hypothesis", "sentence")
@@ -163,6 +163,8 @@ def test_all_runs_every_task_into_one_table(tmp_path_factory, tmp_path):
     (["ynat", "--hp", "epochs=3"], "expected TASK.FIELD=VALUE"),
     (["ynat", "--hp", "ynat.group_by_length=maybe"], "group_by_length needs true or false"),
     (["ynat", "--hp", "ynat.ptr_values_only=true"], "ptr_values_only is read by the dst task only, not by ynat"),
+    (["ynat", "--hp", "ynat.pooling=max"], "pooling must be one of cls, mean, got 'max'"),
+    (["ynat,ner", "--hp", "ner.pooling=mean"], "pooling is read by the tasks with a sentence-level head only"),
 ])
 def test_suite_arguments_are_checked_before_any_work(tiny, tmp_path, args, message):
     res = CliRunner().invoke(finetune, [*args, "--model", str(tiny), "--data-dir", str(FX),
@@ -192,14 +194,19 @@ def test_all_names_every_registered_task():
     assert _task_names("jnli,jcqa") == ["jnli", "jcommonsenseqa"]
 
 
-def test_random_init_keeps_the_shape_and_discards_the_weights(tiny):
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_random_init_keeps_the_shape_and_discards_the_weights(tiny, tmp_path, arch):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
+    if arch != "roberta":
+        tiny = build_tiny_model(tmp_path / arch, ["가 나 다", "라 마 바 사"], architecture=arch, vocab_size=60)
     task = get_task("nli", FX)
     tok = AutoTokenizer.from_pretrained(tiny)
-    source = AutoModelForMaskedLM.from_pretrained(tiny).roberta.embeddings.word_embeddings.weight
-    loaded = task.build_model(tiny, tok, random_init=False).roberta.embeddings.word_embeddings.weight
-    fresh = task.build_model(tiny, tok, random_init=True).roberta.embeddings.word_embeddings.weight
+    source = AutoModelForMaskedLM.from_pretrained(tiny).get_input_embeddings().weight
+    loaded = task.build_model(tiny, tok, random_init=False).get_input_embeddings().weight
+    fresh = task.build_model(tiny, tok, random_init=True)
+    assert fresh.config.model_type == arch
+    fresh = fresh.get_input_embeddings().weight
     assert loaded.shape == fresh.shape == source.shape
     assert np.allclose(loaded.detach().numpy(), source.detach().numpy())
     assert not np.allclose(fresh.detach().numpy(), source.detach().numpy())

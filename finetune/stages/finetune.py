@@ -47,10 +47,11 @@ class FinetuneParams(StageParams):
     max_train_examples: int | None = Field(None, ge=1, description="cap (a fixed guid-hash sample); marked ‡")
     max_eval_examples: int | None = Field(None, ge=1)
     max_steps: int | None = Field(None, ge=1, description="cap on optimiser steps per run")
-    hyperparams: dict[str, float | int | bool] = Field(
+    hyperparams: dict[str, float | int | bool | str] = Field(
         default_factory=dict, description="finetune.tasks.base.Hyperparams fields for every task, e.g. "
-                                          "{learning_rate: 1.0e-3}")
-    task_hyperparams: dict[str, dict[str, float | int | bool]] = Field(
+                                          "{learning_rate: 1.0e-3, pooling: mean}; a field that only some tasks "
+                                          "read (pooling, ptr_values_only) reaches those tasks only")
+    task_hyperparams: dict[str, dict[str, float | int | bool | str]] = Field(
         default_factory=dict, description="per task, after `hyperparams`: {sts: {epochs: 10}}")
     floors: bool = Field(True, description="also score each task's floor on the same split (TF-IDF + LR / "
                                            "ridge for sentence-level tasks, MRC's sliding window, DST's previous "
@@ -102,24 +103,45 @@ def expand_tasks(names: list[str]) -> list[str]:
 
 
 def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
-    """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams`, then its own
-    `task_hyperparams` (the task's win)."""
+    """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams` (without the fields
+    this task does not read, so its metrics.json records what it ran with), then its own `task_hyperparams` (the
+    task's win)."""
     from dataclasses import replace
 
-    return replace(defaults, **{**p.hyperparams, **p.task_hyperparams.get(task, {})})
+    from finetune.tasks.base import reads_hyperparam
+
+    general = {k: v for k, v in p.hyperparams.items() if reads_hyperparam(task, k)}
+    return replace(defaults, **{**general, **p.task_hyperparams.get(task, {})})
 
 
 def check_hyperparams(hp: dict[str, Any], where: str) -> dict[str, Any]:
-    """Every key a field of `Hyperparams`, every value of its type (an int where an int is expected)."""
+    """Every key a field of `Hyperparams`, every value of its type (an int where an int is expected; a string
+    only for a string field, one of its names: `pooling`). A string given for a number or a flag (YAML reads
+    `3e-5` as one) is converted as pydantic converts it."""
     from dataclasses import fields
 
-    from finetune.tasks.base import Hyperparams
+    from pydantic import TypeAdapter, ValidationError
+
+    from finetune.tasks.base import Hyperparams, check_hyperparam_value
 
     types = {f.name: f.type if isinstance(f.type, str) else f.type.__name__ for f in fields(Hyperparams)}
     for key, value in hp.items():
         if key not in types:
             raise ValueError(f"{where}.{key}: unknown hyperparameter; one of {', '.join(types)}")
         kind = types[key]
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ValueError(f"{where}.{key}: expected a string, got {value!r}")
+            try:
+                check_hyperparam_value(key, value)
+            except ValueError as e:
+                raise ValueError(f"{where}.{key}: {e}") from None
+            continue
+        if isinstance(value, str):
+            try:
+                hp[key] = value = TypeAdapter({"bool": bool, "int": int}.get(kind, float)).validate_python(value)
+            except ValidationError:
+                raise ValueError(f"{where}.{key}: expected {kind}, got {value!r}") from None
         ok = (isinstance(value, bool) if kind == "bool" else
               isinstance(value, int) and not isinstance(value, bool) if kind == "int" else
               isinstance(value, (int, float)) and not isinstance(value, bool))
@@ -188,6 +210,8 @@ class FinetuneStage(Stage[FinetuneParams]):
             task = get_task(name)
             chosen = hyperparams_for(p, name, task.defaults)
             hp = ", ".join(f"{short} {getattr(chosen, f)}" for f, short in fields.items())
+            if chosen.pooling != "cls":
+                hp += f", pooling {chosen.pooling}"
             # where its data is, without reading it: a missing file shows here, not hours into the run
             root = Path(p.data_dir or ".")
             if not root.is_dir():

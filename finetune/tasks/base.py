@@ -11,9 +11,9 @@ batches and processes), so `predictions` must skip that value. Multiple-choice t
 feature per question whose `input_ids` / `attention_mask` hold one token list per choice (`MultipleChoiceCollator`
 pads them to (batch, choices, tokens)); their outputs are (batch, choices) logits.
 
-Imports run one way: this module uses `finetune.records` (the leaf) and nothing else of the framework. What the
-registry declares about a task (metric names, main metric, report columns) reaches the instance as `entry`,
-which `finetune.registry.get_task` sets.
+Imports run one way: this module uses `finetune.records` and `finetune.encoders` (leaves) and nothing else of
+the framework. What the registry declares about a task (metric names, main metric, report columns) reaches the
+instance as `entry`, which `finetune.registry.get_task` sets.
 """
 
 from __future__ import annotations
@@ -24,15 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from finetune.encoders import POOLINGS, set_pooling
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
 
 if TYPE_CHECKING:
     import numpy as np
     import torch
 
-__all__ = ["IGNORE_INDEX", "ClassificationTask", "DataError", "DataFiles", "Example", "Feature", "Hyperparams",
-           "MultipleChoiceCollator", "Task", "finite_or_none", "load_encoder", "multiple_choice", "require",
-           "sequence_classifier", "token_classifier"]
+__all__ = ["IGNORE_INDEX", "POOLINGS", "SENTENCE_HEAD_TASKS", "ClassificationTask", "DataError", "DataFiles",
+           "Example", "Feature", "Hyperparams", "MultipleChoiceCollator", "Task", "check_hyperparam_value",
+           "check_task_hyperparam", "finite_or_none", "load_encoder", "multiple_choice", "reads_hyperparam",
+           "require", "sequence_classifier", "token_classifier"]
 
 # The label (and padded-output) value that losses and metrics skip: torch's CrossEntropyLoss default
 # ignore_index, and what transformers' DataCollatorForTokenClassification pads labels with.
@@ -69,17 +71,53 @@ class Hyperparams:
     # for 1,000 steps; trained on ptr slots alone it left 0 within 200-700 steps and reached slot F1 55 (pretrained)
     # and 45 (random init) in 2,000 (finetune/README.md, "MRC and DST at tiny scale").
     ptr_values_only: bool = False
+    # What a sentence-level head reads (the tasks of SENTENCE_HEAD_TASKS only): "cls", the first token, as
+    # KLUE-baseline's heads (`AutoModelForSequenceClassification` / `AutoModelForMultipleChoice`), or "mean", the
+    # mean of the encoder's last hidden states over the non-padding tokens (`finetune.encoders.set_pooling`). A
+    # departure, off by default: masked-LM pretraining never trains the [CLS] position, so a small model's [CLS]
+    # state says little about the sentence (finetune/README.md, "Departures from KLUE-baseline"). The saved
+    # checkpoint keeps it (config.json `classifier_pooling`).
+    pooling: str = "cls"
+
+    def __post_init__(self) -> None:
+        for field in HYPERPARAM_CHOICES:
+            check_hyperparam_value(field, getattr(self, field))
 
 
-# Hyperparameters that one task alone reads: naming one for another task is an error (`--hp`, `task_hyperparams`)
-ONE_TASK_HYPERPARAMS: dict[str, str] = {"ptr_values_only": "dst"}
+# The tasks whose model is a sentence-level head over the encoder (sequence classification, regression, multiple
+# choice): the ones that read `pooling`. NER, DP, MRC, JSQuAD and DST read tokens.
+SENTENCE_HEAD_TASKS = ("ynat", "sts", "nli", "re", "jsts", "jnli", "jcommonsenseqa")
+
+# Hyperparameters that some tasks alone read: naming one for another task is an error (`--hp`, `task_hyperparams`);
+# the other tasks ignore it in a recipe's all-task `hyperparams` (and record their default).
+TASK_ONLY_HYPERPARAMS: dict[str, tuple[str, ...]] = {"ptr_values_only": ("dst",), "pooling": SENTENCE_HEAD_TASKS}
+
+# Hyperparameters whose value is one of a few names
+HYPERPARAM_CHOICES: dict[str, tuple[str, ...]] = {"pooling": POOLINGS}
+
+
+def reads_hyperparam(task: str, field: str) -> bool:
+    """Whether `task` reads `field` (every task reads the general ones)."""
+    owners = TASK_ONLY_HYPERPARAMS.get(field)
+    return owners is None or task in owners
 
 
 def check_task_hyperparam(task: str, field: str) -> None:
-    """Raises ValueError when `field` is a hyperparameter that a task other than `task` alone reads."""
-    owner = ONE_TASK_HYPERPARAMS.get(field)
-    if owner is not None and owner != task:
-        raise ValueError(f"{field} is read by the {owner} task only, not by {task}")
+    """Raises ValueError, naming the key and the task, when `field` is a hyperparameter that `task` does not read."""
+    if reads_hyperparam(task, field):
+        return
+    owners = TASK_ONLY_HYPERPARAMS[field]
+    if len(owners) == 1:
+        raise ValueError(f"{field} is read by the {owners[0]} task only, not by {task}")
+    raise ValueError(f"{field} is read by the tasks with a sentence-level head only ({', '.join(owners)}), "
+                     f"not by {task}")
+
+
+def check_hyperparam_value(field: str, value: Any) -> None:
+    """Raises ValueError when `field` takes one of a few names and `value` is none of them."""
+    choices = HYPERPARAM_CHOICES.get(field)
+    if choices is not None and value not in choices:
+        raise ValueError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -150,8 +188,18 @@ class Task(ABC):
     def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
                     hp: Hyperparams | None = None) -> torch.nn.Module:
         """The task's model on the encoder in `model_dir` (fresh weights of the same shape with `random_init`);
-        `hp` is the run's hyperparameters, for a head that reads one (DST: `ptr_values_only`), None for the
-        task's defaults."""
+        `hp` is the run's hyperparameters, for a head that reads one (DST: `ptr_values_only`; the sentence-level
+        heads: `pooling`), None for the task's defaults (and the pooling that `model_dir`'s config names: see
+        `load_finetuned`)."""
+
+    def load_finetuned(self, directory: Path) -> torch.nn.Module:
+        """The model that `finetune_once` saved in `directory` (`seed-N/model`), with its weights, its head and,
+        for a sentence-level head, its pooling (config.json `classifier_pooling`): `build_model` on the folder,
+        with the tokenizer saved beside it (RE: the entity markers included). DP and DST, whose checkpoints hold a
+        head of their own, read it back with its `from_pretrained`."""
+        from transformers import AutoTokenizer
+
+        return self.build_model(Path(directory), AutoTokenizer.from_pretrained(directory), random_init=False)
 
     def collator(self, tokenizer: Any) -> Any:
         from transformers import DataCollatorWithPadding
@@ -227,7 +275,7 @@ class ClassificationTask(Task):
 
     def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
                     hp: Hyperparams | None = None) -> torch.nn.Module:
-        return sequence_classifier(model_dir, tokenizer, random_init, self.labels)
+        return sequence_classifier(model_dir, tokenizer, random_init, self.labels, pooling=hp.pooling if hp else None)
 
     def predicted_indices(self, outputs: np.ndarray) -> np.ndarray:
         """Argmax; on an exact tie the lowest label index (official label order) wins, as with np.argmax."""
@@ -256,9 +304,11 @@ def finite_or_none(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str] | None) -> Any:
+def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str] | None,
+                        pooling: str | None = None) -> Any:
     """`AutoModelForSequenceClassification` with a fresh head: one output per label, or one regression output
-    when `labels` is None. Safetensors only, never remote code.
+    when `labels` is None; the head reads the first token or the mean (`pooling`: `finetune.encoders.set_pooling`;
+    None: what the folder's config says, `cls` for a pretrained model). Safetensors only, never remote code.
 
     Always fp32 weights, whatever dtype the folder's config names: transformers 5 loads a model in its config's
     dtype, and AdamW on bf16 weights loses most 5e-5 updates to rounding (mixed precision, where used, is
@@ -270,7 +320,9 @@ def sequence_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labe
         kwargs = _label_kwargs(labels)
     else:
         kwargs = {"num_labels": 1, "problem_type": "regression"}
-    return _auto_model(AutoModelForSequenceClassification, model_dir, tokenizer, random_init, kwargs)
+    model = _auto_model(AutoModelForSequenceClassification, model_dir, tokenizer, random_init, kwargs)
+    set_pooling(model, pooling)
+    return model
 
 
 def token_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels: list[str]) -> Any:
@@ -281,16 +333,19 @@ def token_classifier(model_dir: Path, tokenizer: Any, random_init: bool, labels:
     return _auto_model(AutoModelForTokenClassification, model_dir, tokenizer, random_init, _label_kwargs(labels))
 
 
-def multiple_choice(model_dir: Path, tokenizer: Any, random_init: bool) -> Any:
+def multiple_choice(model_dir: Path, tokenizer: Any, random_init: bool, pooling: str | None = None) -> Any:
     """`AutoModelForMultipleChoice`: the encoder reads each (question, choice) pair, a fresh linear head gives one
     score per pair from the pooled output, and the loss is cross-entropy over the choices of a question. This is
     the model JGLUE's baseline fine-tunes JCommonsenseQA with (transformers' `run_swag.py`, patched for five
     choices: JGLUE `fine-tuning/patch/transformers-4.9.2_jglue-1.3.0.patch`). Inputs are (batch, choices,
     tokens) and the logits (batch, choices); the number of choices is not part of the model. Loaded like
-    `sequence_classifier` (safetensors, fp32; `random_init` keeps the config and discards the weights)."""
+    `sequence_classifier` (safetensors, fp32; `random_init` keeps the config and discards the weights), and reads
+    the first token of each pair or the mean as `sequence_classifier` (`pooling`)."""
     from transformers import AutoModelForMultipleChoice
 
-    return _auto_model(AutoModelForMultipleChoice, model_dir, tokenizer, random_init, {})
+    model = _auto_model(AutoModelForMultipleChoice, model_dir, tokenizer, random_init, {})
+    set_pooling(model, pooling)
+    return model
 
 
 @dataclass

@@ -217,6 +217,13 @@ class DpTask(Task):
         return DependencyParser(encoder, ParserConfig(n_pos=len(POS_LABELS), n_labels=len(DEP_LABELS)),
                                 DEP_LABELS, POS_LABELS)
 
+    def load_finetuned(self, directory: Path) -> Any:
+        """The parser a run saved (`DependencyParser.from_pretrained`: the encoder's architecture from its
+        config.json, the head from parser.json, every weight from model.safetensors)."""
+        from finetune.dp_model import DependencyParser
+
+        return DependencyParser.from_pretrained(directory)
+
     def collator(self, tokenizer: Any) -> Any:
         return DpCollator(tokenizer.pad_token_id)
 

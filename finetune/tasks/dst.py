@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from finetune.encoders import hidden_dropout
 from finetune.metrics import dst_scores
 from finetune.records import load_json_list
 from finetune.tasks.base import (
@@ -278,10 +279,17 @@ class DstTask(Task):
         slots = self.slots
         slot_ids = [list(tokenizer(s.replace("-", " "), add_special_tokens=False)["input_ids"]) for s in slots]
         head = TrackerConfig(pad_token_id=int(tokenizer.pad_token_id),
-                             dropout=float(getattr(encoder.config, "hidden_dropout_prob", 0.1)),
+                             dropout=hidden_dropout(encoder.config),
                              own_pooler=StateTracker.needs_own_pooler(encoder),
                              ptr_values_only=bool(hp is not None and hp.ptr_values_only))
         return StateTracker(encoder, head, slots, slot_ids)
+
+    def load_finetuned(self, directory: Path) -> Any:
+        """The tracker a run saved (`StateTracker.from_pretrained`: the encoder's architecture from its config.json,
+        the head from tracker.json, every weight from model.safetensors)."""
+        from finetune.dst_model import StateTracker
+
+        return StateTracker.from_pretrained(directory)
 
     def collator(self, tokenizer: Any) -> Any:
         return DstCollator(int(tokenizer.pad_token_id))

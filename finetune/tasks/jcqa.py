@@ -10,6 +10,8 @@ choice4]`, the choice text alone), tokenized as a pair with `truncation=True` (l
 and the five pairs of a question are one feature of shape (5, tokens). `MultipleChoiceCollator` pads a batch to
 (batch, 5, tokens); the model scores each pair, and the evaluation outputs are the (batch, 5) logits. The
 prediction is their argmax (`np.argmax(predictions, axis=1)` in the patch; on an exact tie the first choice).
+Each pair's score is read from its first token (through the pooler for RoBERTa), as there, or with
+`Hyperparams.pooling = "mean"` from the mean of the pair's last hidden states (`finetune.encoders.set_pooling`).
 
 Prediction records: `{"guid": "8939", "label": 2}` (the choice index, 0-4). `guid` may also be the integer
 `q_id` as the data file writes it.
@@ -76,7 +78,7 @@ class JCommonsenseQaTask(JsonLinesTask):
 
     def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
                     hp: Hyperparams | None = None) -> Any:
-        return multiple_choice(model_dir, tokenizer, random_init)
+        return multiple_choice(model_dir, tokenizer, random_init, pooling=hp.pooling if hp else None)
 
     def collator(self, tokenizer: Any) -> Any:
         return MultipleChoiceCollator(tokenizer)

@@ -47,7 +47,8 @@ class StsTask(Task):
 
     def build_model(self, model_dir: Path, tokenizer: Any, random_init: bool,
                     hp: Hyperparams | None = None) -> Any:
-        return sequence_classifier(model_dir, tokenizer, random_init, labels=None)
+        return sequence_classifier(model_dir, tokenizer, random_init, labels=None,
+                                   pooling=hp.pooling if hp else None)
 
     def predictions(self, outputs: np.ndarray, features: list[Feature], examples: list[Example]) -> list[dict]:
         scores = np.asarray(outputs, dtype=float).reshape(len(features), -1)[:, 0]

@@ -1,5 +1,5 @@
-"""Fine-tuning test helpers: the texts of the fixture files (JSON, SQuAD-layout and TSV tasks alike) for a tiny model's
-vocabulary, and writers for predictions files."""
+"""Fine-tuning test helpers: the texts of the fixture files (JSON, SQuAD-layout and TSV tasks alike; the KLUE
+fixtures and the JGLUE ones) for a tiny model's vocabulary, and writers for predictions files."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 FX = Path(__file__).resolve().parent.parent / "fixtures" / "finetune"
+FXJ = Path(__file__).resolve().parent.parent / "fixtures" / "jglue"
 TEXT_KEYS = ("title", "sentence1", "sentence2", "premise", "hypothesis", "sentence")
 
 
@@ -34,6 +35,25 @@ def fixture_texts(folder: Path = FX, limit: int | None = None) -> list[str]:
     for f in sorted(folder.glob("wos/ontology.json")):
         onto = json.loads(f.read_text(encoding="utf-8"))
         out += [" ".join([name.replace("-", " "), *values]) for name, values in onto.items()]
+    return out
+
+
+def jglue_texts(folder: Path = FXJ) -> list[str]:
+    """The texts of the JGLUE fixtures: JSTS train and JNLI valid pairs, JCommonsenseQA questions and choices
+    (train and valid), JSQuAD passages and questions."""
+    from finetune.registry import get_task
+
+    def lines(path: Path) -> list[dict]:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    out: list[str] = []
+    for r in lines(folder / "jsts-v1.3" / "train-v1.3.json") + lines(folder / "jnli-v1.3" / "valid-v1.3.json"):
+        out += [r["sentence1"], r["sentence2"]]
+    for split in ("train", "valid"):
+        for r in lines(folder / "jcommonsenseqa-v1.3" / f"{split}-v1.3.json"):
+            out += [r["question"], *(r[f"choice{i}"] for i in range(5))]
+    for ex in get_task("jsquad").read_file(folder / "jsquad-v1.3" / "valid-v1.3.json"):
+        out += [ex["context"], ex["question"]]
     return out
 
 
