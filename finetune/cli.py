@@ -100,6 +100,9 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     per_task = _per_task_hp(task_hp, names)
     arms = [False, True] if vs_random_init else [random_init]
     suite = len(names) > 1 or vs_random_init
+    # The random-init arm's row: "random init", or "LABEL (random init)" under a label the user chose, so that two
+    # runs of the same model with different settings (--label "X cls", --label "X mean") fit in one table
+    fresh_label = "random init" if label is None else f"{label} (random init)"
     if suite and label is None:
         label = model_dir.resolve().name  # the same row name for every task of the pretrained arm
 
@@ -145,7 +148,7 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
                        f"{data.source['note']}", err=True)
         for fresh in arms:
             out = output / (name + ("-random-init" if fresh and vs_random_init else "")) if suite else output
-            arm_label = "random init" if fresh and vs_random_init else label
+            arm_label = fresh_label if fresh and vs_random_init else label
             summary = run_finetune(task_obj, model_dir, data, out, seeds, hp, max_steps=max_steps,
                                    eval_every=eval_every, random_init=fresh, save_model=save_model,
                                    label=arm_label, progress=not quiet, resume=resume)

@@ -133,6 +133,25 @@ def test_suite_runs_several_tasks_against_random_init_and_writes_one_table(tiny,
         assert alone == (out / "nli" / f"seed-{seed}" / "predictions.jsonl").read_bytes()
 
 
+def test_two_labelled_runs_of_one_model_against_random_init_fit_one_table(tiny, tmp_path):
+    """--label names the random-init arm too ("X (random init)"), so the same model under two settings (the two
+    sentence heads) and their random inits are four rows of one table, not a refused duplicate."""
+    from finetune.results import write_results
+
+    dirs = []
+    for pooling in ("cls", "mean"):
+        out = tmp_path / pooling
+        _run(["ynat", "--model", str(tiny), "--data-dir", str(FX), "--output", str(out), "--vs-random-init",
+              "--max-steps", "2", "--batch-size", "8", "--seeds", "1", "--no-save-model", "--label", f"tiny {pooling}",
+              "--hp", f"ynat.pooling={pooling}", "--quiet"])
+        dirs += [out / "ynat", out / "ynat-random-init"]
+    assert [json.loads((d / "metrics.json").read_text())["label"] for d in dirs] == [
+        "tiny cls", "tiny cls (random init)", "tiny mean", "tiny mean (random init)"]
+    write_results(tmp_path / "table", dirs)
+    assert list(json.loads((tmp_path / "table.json").read_text())["ours"]) == [
+        "tiny cls", "tiny cls (random init)", "tiny mean", "tiny mean (random init)"]
+
+
 def test_all_runs_every_task_into_one_table(tmp_path_factory, tmp_path):
     from testkit.finetune import fixture_texts
 
