@@ -1,1 +1,2 @@
-"""Masked-language-model pretraining of RoBERTa: token shards, packing, masking, the training loop, export."""
+"""Masked-language-model pretraining of a stock encoder (KLUE's RoBERTa, ModernBERT, ...): token shards,
+packing, masking, the training loop, export."""

@@ -1,4 +1,4 @@
-"""The `pretrain` stage: token shards -> a pretrained RoBERTa in `final/`, with metrics.jsonl, TensorBoard logs,
+"""The `pretrain` stage: token shards -> a pretrained encoder (`architecture:`) in `final/`, with metrics.jsonl, TensorBoard logs,
 checkpoints and loss_curve.png. The loop itself is `pretrain.train`; this module builds its config from the
 stage's params, and runs it in-process or on several ranks through torchrun."""
 
