@@ -7,7 +7,8 @@ the published rows of those suites. KLUE's numbers are the "Baseline Scores" tab
 (https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the
 paper (arXiv 2105.09680) reports as dev-set results; JGLUE's are the dev-set table of the JGLUE README
 (github.com/yahoojapan/JGLUE @ 6f071c0). Runs evaluated on a split of a dev file are marked (†), because they
-are not comparable with those.
+are not comparable with those; tasks whose data is generated here (the embedded default's MRC and WoS) are
+marked (§), and their scores say nothing about the benchmark.
 
 Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...] [--curves]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
@@ -20,12 +21,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from finetune.data import write_json
 from finetune.records import TaskEntry
-from finetune.registry import SUITES
+from finetune.registry import ALL_TASKS, SUITES
 from pipeline import io
 
 PUBLISHED_SOURCES: dict[str, str] = {
@@ -33,6 +35,8 @@ PUBLISHED_SOURCES: dict[str, str] = {
     "jglue": "JGLUE README, dev-set table (github.com/yahoojapan/JGLUE, README.md @ 6f071c0, v1.3); ×100",
 }
 PUBLISHED_SOURCE = PUBLISHED_SOURCES["klue"]
+ALPHA = 0.05  # the verdict's significance level for Welch's p
+GENERATED = "§"  # marks a task whose data here is generated (†, ‡: dev split, capped sample)
 
 
 def suite_columns(tasks: dict[str, TaskEntry]) -> list[tuple[str, str, str]]:
@@ -83,11 +87,12 @@ def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
 
 
 def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None,
-                baseline_of: dict[str, str] | None = None) -> dict[str, Any]:
+                baseline_of: dict[str, str] | None = None, generated: Collection[str] = ()) -> dict[str, Any]:
     """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
     evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init.
     `baseline_of`: the one random-init row a row is compared with (an ablation arm with the random init of its
-    own vocabulary); a row it does not name is compared with every random-init row."""
+    own vocabulary); a row it does not name is compared with every random-init row. `generated`: tasks whose
+    data is generated, not the suite's: their columns are listed under "generated" (marked § in the table)."""
     suites = suites_of(runs)
     columns = [col for s in suites for col in suite_columns(SUITES[s])]
     published: dict[str, dict[str, float]] = {}  # a model in two suites (XLM-R) is one row
@@ -120,6 +125,8 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
     return {
         "suites": suites,
         "columns": [c for _, _, c in columns],
+        "main_columns": [c for task, metric, c in columns if metric == ALL_TASKS[task].main_metric],
+        "generated": [c for task, _, c in columns if task in generated and task in {r["task"] for r in runs}],
         "ours": rows,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows
                            if m not in baselines and (baseline_of or {}).get(m, b) == b],
@@ -153,9 +160,14 @@ def compare(model: dict[str, Any], baseline: dict[str, Any], model_label: str, b
     return {"model": model_label, "baseline": baseline_label, "cells": cells}
 
 
+def marked(table: dict[str, Any], col: str) -> str:
+    """A column's title, with the generated-data mark when its task's data is not the suite's."""
+    return f"{col} {GENERATED}" if col in table.get("generated", ()) else col
+
+
 def to_markdown(table: dict[str, Any]) -> str:
     cols = table["columns"]
-    lines = ["| model | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    lines = ["| model | " + " | ".join(marked(table, c) for c in cols) + " |", "|---|" + "---:|" * len(cols)]
     any_split = any_capped = False
     for label, row in table["ours"].items():
         cells = []
@@ -195,7 +207,79 @@ def to_markdown(table: dict[str, Any]) -> str:
     if any_capped:
         notes.append("‡ trained and/or evaluated on a capped sample of the examples (fixed guid-hash sample; "
                      "metrics.json of the run gives n_train and n_eval).")
+    if any(c in cols for c in table.get("generated", ())):
+        notes.append(f"{GENERATED} the task's data here is generated, not {_suite_names(table)}'s (the embedded "
+                     "default's MRC and WoS): its scores say nothing about the benchmark and are not comparable "
+                     "with the published rows.")
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
+
+
+def verdict(table: dict[str, Any], model: str, baseline: str | None, floor: str = "floor") -> list[str]:
+    """What the table says about row `model`, in plain sentences: on each task's main metric, where it beat
+    row `baseline` (its random init), where it lost and where the difference is within the seed-to-seed noise
+    (Welch's p of the table's Δ row against ALPHA), and where row `floor` (no model) still scores above it.
+
+    The numbers are the table's own (its means, Δ and p): the verdict reads the table, it computes nothing
+    else. "Beat" needs a positive Δ and "lost" a negative one at p < ALPHA; the rest is no significant
+    difference, or untested when the table has no p (one seed, or no spread over the seeds).
+    """
+    row = table["ours"].get(model) or {}
+    cols = [c for c in table.get("main_columns", []) if (row.get(c) or {}).get("mean") is not None]
+    comp = next((d for d in table.get("vs_random_init", []) if (d["model"], d["baseline"]) == (model, baseline)),
+                None)
+    return (_vs_baseline(table, comp, cols) if comp else []) + _vs_floor(table, model, floor, cols)
+
+
+def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str]) -> list[str]:
+    """The verdict's lines against random init: the count, then the wins, losses, ties and untested."""
+    cells = [(c, comp["cells"][c]) for c in cols if c in comp["cells"]]
+    if not cells:
+        return []
+
+    def group(keep: Any) -> str:
+        return ", ".join(f"{marked(table, c)} {x['diff']:+.2f}" + ("" if x["p"] is None else f" (p = {x['p']:.2g})")
+                         for c, x in cells if keep(x["diff"], x["p"]))
+
+    significant = [x for _, x in cells if x["p"] is not None and x["p"] < ALPHA]
+    lines = [f"Pretraining beat random init on {sum(x['diff'] > 0 for _, x in cells)} of {len(cells)} tasks "
+             f"(p < {ALPHA} on {sum(x['diff'] > 0 for x in significant)})."]
+    for text, keep in (
+            (f"Beat random init (p < {ALPHA})", lambda d, p: p is not None and p < ALPHA and d > 0),
+            (f"Lost to random init (p < {ALPHA})", lambda d, p: p is not None and p < ALPHA and d < 0),
+            (f"No significant difference from random init (p >= {ALPHA})",
+             lambda d, p: p is not None and (p >= ALPHA or d == 0)),
+            ("Untested against random init (one seed, or no spread over the seeds)", lambda d, p: p is None)):
+        found = group(keep)
+        if found:
+            lines.append(f"{text}: {found}.")
+    return lines
+
+
+def _vs_floor(table: dict[str, Any], model: str, floor: str, cols: list[str]) -> list[str]:
+    """The verdict's line against the no-model floor: where it still scores above the model's mean."""
+    ours, floors = table["ours"][model], table["ours"].get(floor) or {}
+    scored = [c for c in cols if (floors.get(c) or {}).get("mean") is not None]
+    above = [c for c in scored if floors[c]["mean"] > ours[c]["mean"]]
+    if above:
+        return ["The no-model floor still scores above the pretrained model on " + ", ".join(
+            f"{marked(table, c)} (floor {floors[c]['mean']:.2f}, pretrained {ours[c]['mean']:.2f})"
+            for c in above) + "."]
+    if scored:
+        return [f"The pretrained model scores above the no-model floor on every task that has one ({len(scored)})."]
+    return []
+
+
+def generated_note(table: dict[str, Any]) -> str | None:
+    """The footnote of a verdict that names a task of generated data (its main column is marked)."""
+    shown = [c for c in table.get("main_columns", []) if c in table.get("generated", ())]
+    if not shown:
+        return None
+    names = _suite_names(table)
+    return f"{GENERATED} generated data, not {names}'s ({', '.join(shown)}): these scores say nothing about {names}."
+
+
+def _suite_names(table: dict[str, Any]) -> str:
+    return "/".join(s.upper() for s in table.get("suites", ["klue"]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -223,11 +307,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] | None = None,
-                  curves: bool = False) -> str:
+                  curves: bool = False, generated: Collection[str] = ()) -> str:
     """`out`.json and `out`.md from the runs' metrics.json files (and with `curves`, `out`.png: `plot_curves`);
-    returns the markdown."""
+    returns the markdown. `generated`: tasks whose data is generated (marked §)."""
     runs = load_runs(run_dirs)
-    table = build_table(runs, pairs)
+    table = build_table(runs, pairs, generated=generated)
     md = to_markdown(table)
     drawn = learning_curves(run_dirs, runs) if curves else {}
     if curves and not drawn:

@@ -114,10 +114,21 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     if partial_graph or registry:  # the report needs the production stages, to the last one
         console.print(f"done in {time.monotonic() - t0:.1f} s. Next: klue report {workdir}")
         return
-    from pipeline.report import write_report
+    from pipeline.report import build_report, build_verdict, write_report
 
     _, html, _ = write_report(workdir)
     console.print(f"done in {time.monotonic() - t0:.1f} s. Report: {html}")
+    print_verdict(console, build_verdict(workdir, build_report(workdir)))
+
+
+def print_verdict(console: Any, lines: list[str]) -> None:
+    """The report's Verdict lines, last on the terminal: what the run concluded, without opening the report.
+    Printed as plain text: no rich markup or emoji codes (an arm's label may hold brackets or colons)."""
+    if not lines:
+        return
+    console.print("Verdict:", markup=False)
+    for line in lines:
+        console.print(f"- {line}", markup=False, emoji=False)
 
 
 @click.command()

@@ -16,7 +16,7 @@ from typing import Any
 from pipeline import io
 from pipeline.manifest import MANIFEST, result_problems
 from pipeline.runner import RUN_JSON
-from pipeline.stage import ArmOutput, Funnel, ReportSection, StageResult
+from pipeline.stage import ArmOutput, Funnel, ReportSection, Stage, StageResult
 
 FILES = "report_files"  # the figures of report.md, beside it (report.html inlines them)
 
@@ -133,44 +133,82 @@ def _comparison(arms: list[dict[str, Any]]) -> dict[str, Any]:
 # markdown
 
 
+VERDICT = "Verdict"  # the title of the section that render_markdown puts right under the header
+
+
 def build_sections(workdir: str | Path, report: dict[str, Any], registry: Any = None) -> list[ReportSection]:
-    """The report's sections before the stage details: the curation funnel (generic, from every stage's
-    counts), then each stage's own section (`Stage.report_section`) across the arms, in stage order. A stage
-    name the registry does not know (a test graph) has no section."""
+    """The report's sections before the stage details: the verdict (`Stage.verdict` of every stage), the
+    curation funnel (generic, from every stage's counts), then each stage's own section
+    (`Stage.report_section`) across the arms, in stage order."""
+    staged = stage_outputs(workdir, report, registry)
+    sections = [s for s in (_verdict_section(_collect_verdict(staged)), _funnel_section(report)) if s is not None]
+    for cls, outputs in staged:
+        section = cls.report_section(outputs)
+        if section is not None:
+            sections.append(section)
+    return sections
+
+
+def build_verdict(workdir: str | Path, report: dict[str, Any], registry: Any = None) -> list[str]:
+    """The verdict's lines alone: what `klue run` prints when it is done, the same as the report's section."""
+    return _collect_verdict(stage_outputs(workdir, report, registry))
+
+
+def stage_outputs(workdir: str | Path, report: dict[str, Any], registry: Any = None
+                  ) -> list[tuple[type[Stage[Any]], list[ArmOutput]]]:
+    """Each stage of the run that has finished folders, in stage order, with those folders (one `ArmOutput`
+    per distinct folder, naming the arms it served). A stage name the registry does not know (a test graph) is
+    left out: there is no class to ask for its section or verdict."""
     from pipeline.registry import RegistryError
     from pipeline.stages import STAGES
 
     registry = registry or STAGES
     workdir = Path(workdir)
-    sections = [s for s in [_funnel_section(report)] if s is not None]
     order: list[str] = []
     for arm in report["arms"]:
         order += [s["stage"] for s in arm["stages"] if s["stage"] not in order]
+    out: list[tuple[type[Stage[Any]], list[ArmOutput]]] = []
     for name in order:
-        outputs: dict[str, ArmOutput] = {}
-        for arm in report["arms"]:
-            s = next((x for x in arm["stages"] if x["stage"] == name), None)
-            if s is None or not s.get("path") or s.get("status") == "failed":
-                continue
-            prev = outputs.get(s["path"])
-            if prev is not None:
-                outputs[s["path"]] = ArmOutput((*prev.arms, arm["name"]), prev.path, prev.manifest)
-                continue
-            try:
-                manifest = json.loads((workdir / s["path"] / MANIFEST).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue  # flagged in the report's problems already
-            outputs[s["path"]] = ArmOutput((arm["name"],), workdir / s["path"], manifest)
+        outputs = _arm_outputs(workdir, report, name)
         if not outputs or name not in registry.names:
             continue
         try:
-            cls = registry.get(name)
+            out.append((registry.get(name), outputs))
         except RegistryError:
             continue
-        section = cls.report_section(list(outputs.values()))
-        if section is not None:
-            sections.append(section)
-    return sections
+    return out
+
+
+def _arm_outputs(workdir: Path, report: dict[str, Any], name: str) -> list[ArmOutput]:
+    """The finished folders of stage `name` across the arms, each once, in arm order."""
+    outputs: dict[str, ArmOutput] = {}
+    for arm in report["arms"]:
+        s = next((x for x in arm["stages"] if x["stage"] == name), None)
+        if s is None or not s.get("path") or s.get("status") == "failed":
+            continue
+        prev = outputs.get(s["path"])
+        if prev is not None:
+            outputs[s["path"]] = ArmOutput((*prev.arms, arm["name"]), prev.path, prev.manifest)
+            continue
+        try:
+            manifest = json.loads((workdir / s["path"] / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # flagged in the report's problems already
+        outputs[s["path"]] = ArmOutput((arm["name"],), workdir / s["path"], manifest)
+    return list(outputs.values())
+
+
+def _collect_verdict(staged: list[tuple[type[Stage[Any]], list[ArmOutput]]]) -> list[str]:
+    """Every stage's verdict lines, the last stage first: it judges the end product (fine-tuning against
+    random init), and the stages before it explain it (did pretraining leave the plateau)."""
+    return [line for cls, outputs in reversed(staged) for line in cls.verdict(outputs)]
+
+
+def _verdict_section(lines: list[str]) -> ReportSection | None:
+    """The verdict as a bullet list; none when no stage concluded anything."""
+    if not lines:
+        return None
+    return ReportSection(VERDICT, "\n".join(f"- {line}" for line in lines))
 
 
 def _funnel_section(report: dict[str, Any]) -> ReportSection | None:
@@ -216,14 +254,14 @@ def render_markdown(report: dict[str, Any], sections: list[ReportSection] | None
               f"- status: **{report['status']}** (started {report['started']}, finished {report['finished']})",
               f"- arms: {', '.join(a['name'] for a in report['arms'])}",
               f"- klue-pipeline {report['klue_version']}", ""]
+    sections = sections or []
+    # the verdict first, right under the header: the one thing every reader of the report needs
+    lines += _md_sections([s for s in sections if s.title == VERDICT])
     if report["problems"]:
         lines += ["> **⚠ PROBLEMS: this run's accounting or stages need attention**", ">"]
         lines += [f"> - {p}" for p in report["problems"]]
         lines.append("")
-    for sec in sections or []:
-        lines += [f"## {sec.title}", "", sec.markdown.rstrip(), ""]
-        for fig in sec.figures:
-            lines += [f"![{fig.caption}]({FILES}/{fig.name})", ""]
+    lines += _md_sections([s for s in sections if s.title != VERDICT])
     if "comparison" in report:
         lines += _md_comparison(report)
     first_arm: dict[str, str] = {}  # key -> the arm where the stage was shown in full
@@ -238,6 +276,15 @@ def render_markdown(report: dict[str, Any], sections: list[ReportSection] | None
                 first_arm[s["key"]] = arm["name"]
             lines += _md_stage(s)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_sections(sections: list[ReportSection]) -> list[str]:
+    lines: list[str] = []
+    for sec in sections:
+        lines += [f"## {sec.title}", "", sec.markdown.rstrip(), ""]
+        for fig in sec.figures:
+            lines += [f"![{fig.caption}]({FILES}/{fig.name})", ""]
+    return lines
 
 
 def _md_comparison(report: dict[str, Any]) -> list[str]:

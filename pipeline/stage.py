@@ -365,5 +365,14 @@ class Stage(Generic[P]):
         manifests and files only, so a report can be rebuilt at any time."""
         return None
 
+    @classmethod
+    def verdict(cls, outputs: list[ArmOutput]) -> list[str]:
+        """What this stage's outputs conclude, in a few plain-text lines (no markdown markup: `klue run` prints
+        them as they are), for the Verdict at the top of the report. The report's sections show the numbers;
+        this says what they mean (did pretraining help, does the model use word order), so a reader does not
+        have to work it out of tables. Built from the manifests and files only, like `report_section`; empty
+        when the stage has nothing to conclude."""
+        return []
+
     def run(self, ctx: StageContext[P]) -> StageResult:  # pragma: no cover - abstract
         raise NotImplementedError

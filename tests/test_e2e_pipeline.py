@@ -421,7 +421,7 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
             "--set", f"stages.finetune.data_dir={FX}", "--set", "stages.finetune.seeds=[1, 2]",
             "--set", "stages.finetune.vs_random_init=true", "--set", "stages.finetune.max_steps=2",
             "--set", "stages.finetune.threads=1"]
-    klue_subprocess("run", RECIPE, "--workdir", run.wd, "--workers", "2", *sets)
+    ran = klue_subprocess("run", RECIPE, "--workdir", run.wd, "--workers", "2", *sets)
     rec = json.loads((run.wd / "run.json").read_text(encoding="utf-8"))
     assert statuses(rec)["default"]["finetune"] == "ran" and statuses(rec)["default"]["pretrain"] == "skipped"
     ms = arm_manifests(run.wd, rec, "default")
@@ -434,8 +434,19 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     html = run.wd / "report.default.html"
     assert f"report: {html}" in proc.stderr
     md = (run.wd / "report.default.md").read_text(encoding="utf-8")
-    titles = ["Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining", "Fine-tuning"]
+    titles = ["Verdict", "Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining",
+              "Fine-tuning"]
     assert [line[3:] for line in md.splitlines() if line.startswith("## ")][:len(titles)] == titles
+    # the verdict, right under the header: fine-tuning against random init (2 tasks), then the order gain
+    head, verdict = md.split("\n## Verdict\n\n", 1)
+    assert head.splitlines()[-1].startswith("- klue-pipeline ")
+    verdict_lines = verdict.split("\n\n", 1)[0].splitlines()
+    assert verdict_lines[0].startswith("- Pretraining beat random init on ") and " of 2 tasks (p < 0.05 on " \
+        in verdict_lines[0]
+    assert verdict_lines[-1].startswith("- Order gain ") and " nats at the end of pretraining (" in verdict_lines[-1]
+    # and `klue run` printed the same lines at its end, after the report's path
+    assert f"Report: {run.wd / 'report.html'}" in ran.stdout
+    assert ran.stdout.splitlines()[-len(verdict_lines) - 1:] == ["Verdict:", *verdict_lines]
     for name in ("funnel", "pii_types", "loss", "finetune"):
         assert f"](report_files/{name}.default.png)" in md and (run.wd / f"report_files/{name}.default.png").is_file()
     assert "| pretrained |" in md and "| random init |" in md and "| floor |" in md and "KLUE-RoBERTa-base" in md
@@ -445,6 +456,8 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     facts = page_facts(html)
     assert facts["title"] == "Run report: e2e-tiny"
     assert [h["text"] for h in facts["h2"]][:len(titles)] == titles
+    assert facts["lead"] == ["H1", "UL"]  # nothing between the header and the verdict
+    assert facts["h2"][0]["body"].splitlines() == [line[2:] for line in verdict_lines]  # shown, as bullets
     assert len(facts["images"]) >= 4
     assert all(i["complete"] and i["width"] > 100 and i["height"] > 100 and i["inline"] for i in facts["images"])
     assert facts["external"] == [] and facts["tables"] >= 10

@@ -1,5 +1,6 @@
 """`klue run` with no recipe: the embedded default (pipeline/sample/recipe.yaml) on the sample shipped in the
-package, with no shared data folder in the environment, through every stage, the eight tasks and the report.
+package, with no shared data folder in the environment, through every stage, the eight tasks and the report with
+its verdict.
 Capped here (pretraining and fine-tuning steps) so that it fits CI; the full run is the README's first command."""
 
 from __future__ import annotations
@@ -33,13 +34,19 @@ def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_th
     assert stages[0] == "collect" and stages[-2:] == ["pretrain", "finetune"]
     manifests = {s["stage"]: json.loads((wd / s["path"] / "manifest.json").read_text()) for s in run["arms"][0]["stages"]}
     assert manifests["collect"]["funnel"]["quarantined"] == 3  # the sample's planted malformed records
-    assert manifests["decontaminate"]["funnel"]["dropped"]  # its planted benchmark sentences
+    sample = json.loads((SAMPLE_DIR / "manifest.json").read_text(encoding="utf-8"))
+    planted = len(sample["planted"]) + len(sample["natural_contamination"])
+    assert sum(manifests["decontaminate"]["funnel"]["dropped"].values()) == planted  # its benchmark sentences
     detected = manifests["pii_detect"]["meta"]["report"]["spans_per_type"]
-    assert len(detected) >= 12, detected  # synthetic PII of every type: most of the 17 found
+    assert len(detected) >= 15, detected  # synthetic PII of every type (17) appended to real text
     tasks = manifests["finetune"]["meta"]["tasks"]
     assert set(tasks) == {"ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"}
     assert all({"pretrained", "random-init"} <= set(inits) for inits in tasks.values())
     md = (wd / "report.md").read_text(encoding="utf-8")
-    for title in ("Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining",
-                  "Fine-tuning"):
-        assert f"\n## {title}\n" in md, title
+    titles = ["Verdict", "Curation funnel", "PII detected", "PII replaced, per arm", "Tokenizer", "Pretraining",
+              "Fine-tuning"]
+    assert [line[3:] for line in md.splitlines() if line.startswith("## ")][:len(titles)] == titles
+    # the verdict covers the eight tasks, marks the generated ones, and is what `klue run` printed last
+    verdict = md.split("\n## Verdict\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert " of 8 tasks " in verdict[0] and any(line.startswith("- § generated data") for line in verdict), verdict
+    assert proc.stdout.splitlines()[-len(verdict) - 1:] == ["Verdict:", *verdict]

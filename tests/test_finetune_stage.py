@@ -56,6 +56,8 @@ def _run(recipe: Path, workdir: Path) -> Runner:
      "task_hyperparams.nli.pooling: pooling must be one of cls, mean, got 'max'"),
     ({"data_dir": None}, "data_dir: required when tasks are named"),
     ({"seeds": []}, "stages.finetune.seeds"),
+    ({"generated": ["mrc", "squad"]}, "stages.finetune.generated"),
+    ({"generated": ["wos", "dst"]}, "task 'dst' is named twice"),
 ])
 def test_params_errors_name_the_key(tmp_path, change, message):
     with pytest.raises(RecipeError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -67,6 +69,15 @@ def test_suites_expand_in_registry_order(tmp_path):
     assert recipe.params("finetune").tasks == ["jsts", "jnli", "jsquad", "jcommonsenseqa", "ynat"]
     recipe = load_recipe(_recipe(tmp_path, {"tasks": ["klue"]}), registry=REG)
     assert recipe.params("finetune").tasks == ["ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"]
+
+
+def test_generated_tasks_are_named_like_tasks(tmp_path):
+    """`generated` takes the names `tasks` takes (aliases, suites) and keeps the registered names: the report's
+    table and verdict mark those tasks. It may name tasks the run does not fine-tune (a recipe's list stays
+    right when `--set` narrows `tasks`)."""
+    recipe = load_recipe(_recipe(tmp_path, {"generated": ["WoS", "klue-mrc"]}), registry=REG)
+    assert recipe.params("finetune").generated == ["dst", "mrc"]
+    assert load_recipe(_recipe(tmp_path), registry=REG).params("finetune").generated == []
 
 
 def test_a_task_override_of_a_global_hyperparameter_wins(tmp_path):

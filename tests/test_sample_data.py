@@ -1,106 +1,136 @@
-"""The sample data shipped in `pipeline/sample/` (what `klue run` with no recipe runs on): regenerated
-byte for byte, read by the project's own readers (collect's corpus readers, the eight task readers, the
-benchmark reader), with every PII type, duplicates and planted benchmark sentences where the generator says,
-and labels a bag-of-n-grams model can learn.
+"""The sample shipped in `pipeline/sample/` (what `klue run` with no recipe runs on): rebuilt byte for byte from the
+shared data, licensed file by file, read by the project's own readers (collect's corpus readers, the eight task
+readers, the benchmark reader), with its planted PII, junk, copies and benchmark sentences where manifest.json says
+they are, and the embedded recipe in step with the builder.
 
-Fast on purpose (a few seconds of generation, no model training): run with OMP_NUM_THREADS=1.
+Fast on purpose (a few seconds, no model training). The rebuild and the check that every KLUE example is real need
+the shared data (KLUE_DATA_DIR) and skip without it; everything else reads the shipped files only.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
+from datagen import sample as ds
 from pipeline.sample import SAMPLE_DIR, corpus_dir, klue_dir
-from pipeline.sample import make_sample as ms
 
+MANIFEST = json.loads((SAMPLE_DIR / "manifest.json").read_text(encoding="utf-8"))
+RECIPE = yaml.safe_load((SAMPLE_DIR / "recipe.yaml").read_text(encoding="utf-8"))
+DATA = Path(os.environ["KLUE_DATA_DIR"]) if os.environ.get("KLUE_DATA_DIR") else None
+needs_data = pytest.mark.skipif(DATA is None or not (DATA / "corpus").is_dir(),
+                                reason="needs the shared data (KLUE_DATA_DIR) the sample is built from")
 # train / dev examples as the task readers count them (MRC: questions; DST: user turns)
-EXPECTED = {"ynat": (400, 150), "sts": (400, 150), "nli": (400, 150), "ner": (400, 150), "re": (400, 150),
-            "dp": (400, 150), "mrc": (300, 102), "dst": (3477, 611)}
-# the per-source filter thresholds the sample is meant to run with (short informal sources switch off the
-# rules for long web documents, as recipes/klue-tiny-cpu.yaml does for its line sources)
-SHORT = {"min_chars": 10, "gopher_min_words": None, "line_punct_thr": None, "min_stop_words": None,
-         "new_line_ratio": None}
-PER_SOURCE = {"forum": SHORT, "reviews": SHORT, "qa": SHORT, "official": {"new_line_ratio": None, "char_dup_ratio": None}}
-SOURCE_OF = {"corpus/news.jsonl": "news", "corpus/forum.txt": "forum", "corpus/wiki.txt": "wiki",
-             "corpus/reviews.tsv": "reviews", "corpus/qa.csv": "qa"}
-
-
-@pytest.fixture(scope="module")
-def regenerated(tmp_path_factory) -> tuple[Path, ms.Sample]:
-    out = tmp_path_factory.mktemp("sample")
-    return out, ms.write_all(out)
+EXPECTED = {"ynat": (800, 200), "sts": (369, 150), "nli": (800, 200), "ner": (800, 200), "re": (800, 200),
+            "dp": (800, 200), "mrc": (300, 102), "dst": (3477, 611)}
 
 
 def _data_files(root: Path) -> dict[str, Path]:
     return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*"))
             if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
-            and p.name != "recipe.yaml"}  # the embedded default recipe is written by hand, not generated
+            and p.suffix != ".yaml"}  # the embedded default recipe is written by hand, not built
 
 
-def _specs() -> dict[str, object]:
-    from corpora.sources import SourceSpec
-
-    lic = "CC0 (generated sample)"
-    return {
-        "corpus/news.jsonl": SourceSpec(name="news", path="x", format="jsonl", meta_fields=["title", "category"],
-                                        license=lic),
-        "corpus/forum.txt": SourceSpec(name="forum", path="x", format="text", unit="line", license=lic),
-        "corpus/wiki.txt": SourceSpec(name="wiki", path="x", format="text", unit="block", license=lic),
-        "corpus/reviews.tsv": SourceSpec(name="reviews", path="x", format="tsv", text_columns=["document"],
-                                         meta_fields=["label"], license=lic),
-        "corpus/qa.csv": SourceSpec(name="qa", path="x", format="csv", text_columns=["Q", "A"], license=lic),
-        "corpus/official": SourceSpec(name="official", path="x", format="text", unit="file", license=lic),
-    }
-
-
-@pytest.fixture(scope="module")
-def corpus() -> dict[tuple[str, int], str]:
-    """(file, locator) -> document text, as the collect stage's readers give them (locator: the reader's
-    line / row number, 0 for a whole file); quarantined records under (file, -1) as their reason codes."""
-    from corpora.readers import Bad, ReadOptions, SourceFile, read_file
-
-    docs: dict[tuple[str, int], str] = {}
-    bad: Counter[str] = Counter()
-    for rel, spec in _specs().items():
-        path = SAMPLE_DIR / rel
-        files = sorted(path.glob("*.txt")) if path.is_dir() else [path]
-        for f in files:
-            frel = f.relative_to(SAMPLE_DIR).as_posix()
-            for rec in read_file(spec, SourceFile(f, f.name), ReadOptions()):  # type: ignore[arg-type]
-                if isinstance(rec, Bad):
-                    bad[f"{frel}:{rec.reason}"] += 1
-                    continue
-                where = rec.where.get("row", rec.where.get("line", 0))
-                docs[(frel, where)] = rec.text
-    docs[("bad", -1)] = json.dumps(dict(bad))
-    return docs
-
-
-# ---- (a) deterministic ---------------------------------------------------------------------------------------
-def test_regenerating_gives_the_shipped_files_byte_for_byte(regenerated):
-    out, _ = regenerated
-    shipped, fresh = _data_files(SAMPLE_DIR), _data_files(out)
-    assert sorted(fresh) == sorted(shipped), "file lists differ: run `python -m pipeline.sample.make_sample`"
+# ---- (a) built, not edited -------------------------------------------------------------------------------------
+@needs_data
+def test_rebuilding_from_the_shared_data_gives_the_shipped_files_byte_for_byte(tmp_path):
+    assert DATA is not None
+    ds.build(DATA, tmp_path)
+    shipped, fresh = _data_files(SAMPLE_DIR), _data_files(tmp_path)
+    assert sorted(fresh) == sorted(shipped), "file lists differ: run `python -m datagen.sample`"
     changed = [rel for rel in shipped if shipped[rel].read_bytes() != fresh[rel].read_bytes()]
-    assert changed == [], f"stale sample files {changed[:5]}: run `python -m pipeline.sample.make_sample`"
+    assert changed == [], f"stale sample files {changed[:5]}: run `python -m datagen.sample`"
+
+
+@needs_data
+def test_every_klue_example_is_a_real_one_and_the_split_halves_are_disjoint():
+    """The shipped KLUE files hold examples of the shared KLUE files, unchanged; where one dev file was split into
+    train and dev (STS, NER, RE, DP), no example is in both."""
+    assert DATA is not None
+    for task, (train_file, dev_file, name, _) in ds.KLUE.items():
+        shipped = {split: (klue_dir() / name.format(split)).read_text(encoding="utf-8") for split in ("train", "dev")}
+        if task in ("ner", "dp"):
+            _, real_blocks = ds._tsv_blocks(DATA / dev_file)
+            real = set(real_blocks)
+            parts = {split: set(ds._tsv_blocks(klue_dir() / name.format(split))[1]) for split in shipped}
+        else:
+            real = {json.dumps(r, ensure_ascii=False, sort_keys=True)
+                    for f in (train_file, dev_file) if f for r in json.loads((DATA / f).read_text(encoding="utf-8"))}
+            parts = {split: {json.dumps(r, ensure_ascii=False, sort_keys=True) for r in json.loads(text)}
+                     for split, text in shipped.items()}
+        for split, examples in parts.items():
+            assert examples <= real, (task, split, len(examples - real))
+        assert not parts["train"] & parts["dev"], task
 
 
 def test_the_package_helpers_and_the_size_budget():
+    """The sample stays a sensible part of the wheel: under 10 MB on disk (about 2.5 MB compressed)."""
     assert corpus_dir() == SAMPLE_DIR / "corpus" and klue_dir() == SAMPLE_DIR / "klue"
     files = _data_files(SAMPLE_DIR)
     total = sum(p.stat().st_size for p in files.values())
     corpus_bytes = sum(p.stat().st_size for r, p in files.items() if r.startswith("corpus/"))
-    assert total <= 6 * 2**20, total
-    assert 1.5e6 <= corpus_bytes <= 3e6, corpus_bytes
-    manifest = json.loads((SAMPLE_DIR / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["corpus_bytes"] == corpus_bytes
+    assert total <= 10 * 2**20, total
+    assert 4e6 <= corpus_bytes <= 6e6, corpus_bytes
+    assert MANIFEST["corpus_bytes"] == corpus_bytes
 
 
-# ---- (b) the task readers --------------------------------------------------------------------------------------
+# ---- (b) licences ------------------------------------------------------------------------------------------------
+def _licence_rows() -> dict[str, str]:
+    """LICENSES.md: shipped path pattern -> licence cell."""
+    rows = {}
+    for line in (SAMPLE_DIR / "LICENSES.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`"):
+            for pattern in re.findall(r"`([^`]+)`", cells[0]):
+                rows[pattern] = cells[2]
+    return rows
+
+
+def _expand(pattern: str) -> list[str]:
+    m = re.search(r"\{([^}]+)\}", pattern)
+    if not m:
+        return [pattern]
+    return [x for alt in m.group(1).split(",") for x in _expand(pattern[:m.start()] + alt + pattern[m.end():])]
+
+
+def test_the_licence_file_lists_every_shipped_file_with_the_recipes_licence():
+    rows = _licence_rows()
+    covered = {p: lic for pattern, lic in rows.items() for p in _expand(pattern)}
+    for rel in _data_files(SAMPLE_DIR):
+        if rel in ("LICENSES.md", "manifest.json", "klue/LICENSE-KLUE.md"):
+            continue
+        owner = next((p for p in covered if rel == p or rel.startswith(p + "/")), None)
+        assert owner is not None, f"{rel} is shipped but LICENSES.md does not list it"
+    for src in RECIPE["sources"]:
+        path = src["path"].split("/*")[0]
+        assert covered.get(path) == src["license"], (src["name"], covered.get(path), src["license"])
+    assert {covered[p] for p in covered if p.startswith("klue/") and "/mrc/" not in p and "/wos/" not in p} == {
+        "CC BY-SA 4.0 (`klue/LICENSE-KLUE.md`)"}
+    klue_licence = (klue_dir() / "LICENSE-KLUE.md").read_text(encoding="utf-8")
+    assert klue_licence.startswith("Attribution-ShareAlike 4.0 International")
+
+
+def test_the_recipe_reads_the_sources_as_the_builder_wrote_them():
+    by_name = {s["name"]: s for s in RECIPE["sources"]}
+    assert list(by_name) == [s.name for s in ds.SOURCES]
+    for src in ds.SOURCES:
+        spec = by_name[src.name]
+        assert {k: v for k, v in spec.items() if k not in ("name", "path", "license")} == src.recipe, src.name
+        assert spec["path"].split("/*")[0] == src.out and spec["license"] == src.licence
+    stages = RECIPE["stages"]
+    assert {k: {kk: vv for kk, vv in v.items()} for k, v in stages["filter"]["per_source"].items()} == ds.PER_SOURCE
+    assert [b["path"] for b in stages["decontaminate"]["benchmarks"]] == list(ds.BENCHMARKS.values())
+    assert {k: stages["decontaminate"][k] for k in ds.DECONTAMINATE} == ds.DECONTAMINATE
+    assert stages["finetune"]["generated"] == ["mrc", "dst"]
+
+
+# ---- (c) the task readers --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_every_task_is_read_by_its_own_reader(name):
     from finetune.data import load_task_data
@@ -114,184 +144,119 @@ def test_every_task_is_read_by_its_own_reader(name):
     assert len(set(guids)) == len(guids)
 
 
-def test_label_lists_are_the_official_ones():
+def test_the_official_label_lists_and_every_label_in_use():
+    from finetune.registry import get_task
     from finetune.tasks.re import OFFICIAL_RELATIONS
     from finetune.wos_synth import SLOTS
-    from pipeline.sample.klue_tasks import RELATIONS
-
-    assert RELATIONS == OFFICIAL_RELATIONS
-    relations = json.loads((klue_dir() / "re" / "relation_list.json").read_text(encoding="utf-8"))["relations"]
-    assert relations == OFFICIAL_RELATIONS
-    ontology = json.loads((klue_dir() / "wos" / "ontology.json").read_text(encoding="utf-8"))
-    assert sorted(ontology) == sorted(SLOTS)
-
-
-def test_task_labels_cover_the_label_sets():
-    from finetune.registry import get_task
 
     d = klue_dir()
-    ynat = get_task("ynat", data_dir=d).read_file(d / "ynat" / "ynat-v1.1_train.json")
+    relations = json.loads((d / "re" / "relation_list.json").read_text(encoding="utf-8"))["relations"]
+    assert relations == OFFICIAL_RELATIONS
+    assert sorted(json.loads((d / "wos" / "ontology.json").read_text(encoding="utf-8"))) == sorted(SLOTS)
+    ynat = get_task("ynat", data_dir=d).read_file(d / "ynat" / "ynat-v1_train.json")
     assert len({e["label"] for e in ynat}) == 7
     nli = get_task("nli", data_dir=d).read_file(d / "nli" / "klue-nli-v1.1_dev.json")
-    assert Counter(e["label"] for e in nli) == {0: 50, 1: 50, 2: 50}
-    sts = json.loads((d / "sts" / "klue-sts-v1.1_train.json").read_text(encoding="utf-8"))
-    scores = [r["labels"]["real-label"] for r in sts]
-    assert min(scores) < 1 and max(scores) > 4.5 and 0.3 < sum(r["labels"]["binary-label"] for r in sts) / len(sts) < 0.7
+    assert set(Counter(e["label"] for e in nli)) == {0, 1, 2}
     ner = get_task("ner", data_dir=d).read_file(d / "ner" / "klue-ner-v1.1_train.tsv")
-    tags = {t for e in ner for t in e["tags"]}
-    assert tags == set(range(13))  # every B-/I- tag of the six types, and O
-    mrc = json.loads((d / "mrc" / "klue-mrc-v1.1_train.json").read_text(encoding="utf-8"))
-    qas = [q for a in mrc["data"] for p in a["paragraphs"] for q in p["qas"]]
-    assert {q["question_type"] for q in qas} == {1, 2, 3}
-    assert all(q["is_impossible"] == (q["question_type"] == 3) and (not q["answers"]) == q["is_impossible"]
-               and (not q["is_impossible"] or q["plausible_answers"]) for q in qas)
-    assert 0.2 < sum(q["is_impossible"] for q in qas) / len(qas) < 0.4
+    assert {t for e in ner for t in e["tags"]} == set(range(13))  # every B-/I- tag of the six types, and O
 
 
-def test_dp_trees_are_head_final_with_one_root():
-    from finetune.registry import get_task
+# ---- (d) the corpus --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def corpus() -> tuple[dict[tuple[str, int], str], Counter[str]]:
+    """(file, locator) -> document text, as the collect stage's readers give them (locator: the reader's line / row
+    number, 0 for a whole file), and the quarantined records as file:reason counts."""
+    from corpora.readers import Bad, ReadOptions, SourceFile, read_file
+    from corpora.sources import SourceSpec
 
-    d = klue_dir()
-    for split in ("train", "dev"):
-        for ex in get_task("dp", data_dir=d).read_file(d / "dp" / f"klue-dp-v1.1_{split}.tsv"):
-            heads = ex["heads"]
-            assert heads[-1] == 0 and heads.count(0) == 1, ex
-            assert all(h > i + 1 for i, h in enumerate(heads[:-1])), ex  # every head to the right: Korean is head-final
-
-
-# ---- (c) the corpus -------------------------------------------------------------------------------------------
-def test_corpus_readers_read_every_record_and_quarantine_the_malformed_ones(corpus, regenerated):
-    _, sample = regenerated
-    bad = json.loads(corpus[("bad", -1)])
-    assert bad == {"corpus/news.jsonl:bad_json": 1, "corpus/news.jsonl:missing_text": 1, "corpus/reviews.tsv:ragged_row": 1}
-    assert {k for k in sample.doc_kinds.values()} == {"clean", "junk", "duplicate", "near_duplicate", "contaminated"}
-    assert set(sample.doc_kinds) == {k for k in corpus if k[0] != "bad"}  # one kind for every record read
-    for rel, kinds in sample.kinds.items():
-        n_docs = sum(n for k, n in kinds.items() if k != "malformed")
-        prefix = rel + "/" if rel == "corpus/official" else rel
-        read = sum(1 for f, _ in corpus if f == rel or f.startswith(prefix))
-        assert read == n_docs, (rel, read, n_docs)
+    docs: dict[tuple[str, int], str] = {}
+    bad: Counter[str] = Counter()
+    for src in ds.SOURCES:
+        spec = SourceSpec(name=src.name, path="x", license=src.licence, **src.recipe)
+        path = SAMPLE_DIR / src.out
+        for f in sorted(path.glob("*.txt")) if path.is_dir() else [path]:
+            rel = f.relative_to(SAMPLE_DIR).as_posix()
+            for rec in read_file(spec, SourceFile(f, f.name), ReadOptions()):
+                if isinstance(rec, Bad):
+                    bad[f"{rel}:{rec.reason}"] += 1
+                    continue
+                docs[(rel, int(rec.where.get("row", rec.where.get("line", 0))))] = rec.text
+    return docs, bad
 
 
-def test_every_pii_type_is_in_the_corpus_at_its_gold_offsets(corpus, regenerated):
+def test_corpus_readers_read_every_record_and_quarantine_the_malformed_ones(corpus):
+    docs, bad = corpus
+    assert bad == {"corpus/petitions.jsonl:bad_json": 1, "corpus/petitions.jsonl:missing_text": 1,
+                   "corpus/nsmc.tsv:ragged_row": 1}
+    per_file = Counter(rel.split("/")[1] if not rel.startswith("corpus/law/") else "law" for rel, _ in docs)
+    expected = {Path(s.out).name if s.name != "law" else "law": sum(MANIFEST["sources"][s.name]["documents"].values())
+                for s in ds.SOURCES}
+    assert per_file == expected
+
+
+def test_every_pii_type_is_in_the_corpus_at_its_gold_offsets(corpus):
     from corpora.pii.types import ALL_TYPES
 
-    _, sample = regenerated
-    per_type = Counter(g.label for g in sample.pii)
-    assert set(per_type) == set(ALL_TYPES), set(ALL_TYPES) - set(per_type)
-    assert min(per_type.values()) >= 5, per_type
-    for g in sample.pii:
-        text = corpus[(g.file, g.where)]
-        assert text[g.start:g.end] == g.text, g
-    official = {g.label for g in sample.pii if g.file.startswith("corpus/official/")}
-    assert len(official) >= 14  # the letters and answers carry nearly every type
+    docs, _ = corpus
+    per_type = Counter(g[2] for g in MANIFEST["gold"])
+    assert set(per_type) == set(ALL_TYPES) and min(per_type.values()) >= 20, per_type
+    for rel, where, label, start, end, text in MANIFEST["gold"]:
+        assert docs[(rel, where)][start:end] == text, (rel, where, label)
+    with_pii = {(g[0], g[1]) for g in MANIFEST["gold"]}
+    rate = len(with_pii) / sum(1 for rel, _ in docs if not rel.startswith("corpus/law/"))
+    assert 0.02 < rate < 0.04, rate  # PII_RATE of the documents (junk and copies carry none)
 
 
-def test_planted_duplicates_are_what_dedup_catches(corpus, regenerated):
+def test_planted_copies_are_what_dedup_catches(corpus):
     from corpora.dedup import exact_key, shingle_hashes
 
-    _, sample = regenerated
-    kinds = Counter(d.kind for d in sample.duplicates)
-    assert kinds["duplicate"] >= 50 and kinds["near_duplicate"] >= 30, kinds
-    assert {d.file.split("/")[1] for d in sample.duplicates} >= {"news.jsonl", "forum.txt", "wiki.txt", "official"}
-    for d in sample.duplicates:
-        a, b = corpus[(d.file, d.where)], corpus[(d.of_file, d.of_where)]
-        if d.kind == "duplicate":
-            assert exact_key(a) == exact_key(b), d
+    docs, _ = corpus
+    kinds = Counter(d[4] for d in MANIFEST["duplicates"])
+    assert kinds["duplicate"] >= 100 and kinds["near_duplicate"] >= 20, kinds
+    for rel, where, of_rel, of_where, kind in MANIFEST["duplicates"]:
+        a, b = docs[(rel, where)], docs[(of_rel, of_where)]
+        if kind == "duplicate":
+            assert exact_key(a) == exact_key(b)
         else:
-            assert exact_key(a) != exact_key(b), d
+            assert exact_key(a) != exact_key(b)
             sa, sb = set(shingle_hashes(a, 5).tolist()), set(shingle_hashes(b, 5).tolist())
-            assert len(sa & sb) / len(sa | sb) >= 0.8, d  # the dedup stage's default threshold
+            assert len(sa & sb) / len(sa | sb) >= 0.8, (rel, where)  # the dedup stage's threshold
 
 
-def test_junk_fails_the_filters_and_clean_text_passes(corpus, regenerated):
-    """With the per-source thresholds the sample is meant for (PER_SOURCE), the planted junk is dropped and
-    clean documents are kept."""
+def test_planted_junk_fails_the_filters_and_most_real_text_passes(corpus):
+    """With the recipe's per-source settings, every planted junk document is dropped; of the real text, most is
+    kept (Wikipedia's category-only sections and one-word comments are real junk the filters drop too)."""
     from corpora.filters import FilterChain
     from corpora.stages.filter import FilterParams
 
-    _, sample = regenerated
-    params = FilterParams(per_source=PER_SOURCE)
-    chains = {src: FilterChain(params, src) for src in ("news", "forum", "wiki", "reviews", "qa", "official")}
-    junk, clean = Counter(), Counter()
-    for i, ((rel, where), text) in enumerate(sorted(corpus.items())):
-        kind = sample.doc_kinds.get((rel, where))
-        if kind == "junk":
-            junk[chains[SOURCE_OF.get(rel, "official")](text).reason is not None] += 1
-        elif kind == "clean" and i % 5 == 0:  # a fifth of the clean documents keeps this test fast
-            clean[chains[SOURCE_OF.get(rel, "official")](text).reason is None] += 1
-    assert junk[False] == 0 and junk[True] >= 100, junk
-    assert clean[True] / sum(clean.values()) >= 0.97, clean
+    docs, _ = corpus
+    params = FilterParams(per_source=ds.PER_SOURCE)
+    source_of = {Path(s.out).name: s.name for s in ds.SOURCES}
+    chains = {s.name: FilterChain(params, s.name) for s in ds.SOURCES}
+
+    def kept(rel: str, text: str) -> bool:
+        return chains[source_of[rel.split("/")[1]]](text).reason is None
+
+    junk = [(rel, w) for rel, w in MANIFEST["junk"]]
+    assert len(junk) >= 100 and not any(kept(rel, docs[(rel, w)]) for rel, w in junk)
+    planted = {tuple(x[:2]) for x in MANIFEST["junk"] + MANIFEST["duplicates"] + MANIFEST["planted"]}
+    real = [(k, t) for i, (k, t) in enumerate(sorted(docs.items())) if k not in planted and i % 7 == 0]
+    share = sum(kept(rel, t) for (rel, _), t in real) / len(real)
+    assert share >= 0.75, share
 
 
-def test_planted_benchmark_sentences_are_found_by_decontamination_and_nothing_else(corpus, regenerated):
-    """Every planted sentence is in its KLUE dev file (as the benchmark reader reads it), and the
-    decontamination index (n=13, min_words=5, the stage's defaults) hits exactly the documents holding them."""
+def test_decontamination_finds_the_planted_sentences_and_what_real_text_holds(corpus):
+    """Every planted sentence is a text of its KLUE dev file (as the benchmark reader reads it), and the stage's
+    index hits exactly the documents that hold one: the planted ones and those the manifest found by themselves."""
     from corpora.benchmarks import iter_texts
     from corpora.decontaminate import BenchmarkIndex, word_hashes
 
-    _, sample = regenerated
-    assert {p.benchmark for p in sample.planted} == {"ynat", "sts", "nli", "ner", "re", "dp", "mrc"}
-    names = list(ms.BENCHMARKS)
-    texts = {b: list(iter_texts(SAMPLE_DIR / ms.BENCHMARKS[b])) for b in names}
-    for p in sample.planted:
-        assert p.sentence in texts[p.benchmark], p
-        assert p.sentence in corpus[(p.file, p.where)], p
-    index = BenchmarkIndex.build([(b, texts[b]) for b in names], n=13, min_words=5)
-    hits = {(rel, where) for (rel, where), text in corpus.items() if rel != "bad" and index.matches(word_hashes(text))[0]}
-    assert hits == {(p.file, p.where) for p in sample.planted}
-
-
-# ---- (d) learnable labels -------------------------------------------------------------------------------------
-def _tfidf_lr(train_x: list[str], train_y: list, dev_x: list[str], dev_y: list) -> float:
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import f1_score
-
-    vec = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 3), sublinear_tf=True)
-    model = LogisticRegression(max_iter=2000, C=5.0).fit(vec.fit_transform(train_x), train_y)
-    return float(f1_score(dev_y, model.predict(vec.transform(dev_x)), average="macro"))
-
-
-def _load(rel: str) -> list[dict]:
-    return json.loads((klue_dir() / rel).read_text(encoding="utf-8"))
-
-
-def test_ynat_topics_are_learnable_from_the_title():
-    tr, dv = _load("ynat/ynat-v1.1_train.json"), _load("ynat/ynat-v1.1_dev.json")
-    f1 = _tfidf_lr([r["title"] for r in tr], [r["label"] for r in tr], [r["title"] for r in dv], [r["label"] for r in dv])
-    assert f1 > 0.8  # chance: 1/7
-
-
-def test_nli_and_re_need_the_pair_not_one_side():
-    """NLI: premise and hypothesis together are learnable, but the hypothesis alone does not give the label
-    away; RE: the marked entities decide the relation (the sentence alone scores lower)."""
-    from finetune.tasks.re import mark_entities
-
-    tr, dv = _load("nli/klue-nli-v1.1_train.json"), _load("nli/klue-nli-v1.1_dev.json")
-    hyp = _tfidf_lr([r["hypothesis"] for r in tr], [r["gold_label"] for r in tr], [r["hypothesis"] for r in dv],
-                    [r["gold_label"] for r in dv])
-    assert 0.45 < hyp < 0.95  # chance 1/3; 1.0 would mean a hypothesis-only shortcut
-    tr, dv = _load("re/klue-re-v1.1_train.json"), _load("re/klue-re-v1.1_dev.json")
-
-    def marked(r: dict) -> str:
-        s, o = r["subject_entity"], r["object_entity"]
-        return mark_entities(r["sentence"], (s["start_idx"], s["end_idx"]), (o["start_idx"], o["end_idx"]))
-
-    with_markers = _tfidf_lr([marked(r) for r in tr], [r["label"] for r in tr], [marked(r) for r in dv], [r["label"] for r in dv])
-    sentence_only = _tfidf_lr([r["sentence"] for r in tr], [r["label"] for r in tr], [r["sentence"] for r in dv],
-                              [r["label"] for r in dv])
-    assert with_markers > 0.7 and with_markers > sentence_only + 0.05, (with_markers, sentence_only)
-
-
-def test_sts_scores_follow_shared_content():
-    from scipy.stats import pearsonr
-
-    dv = _load("sts/klue-sts-v1.1_dev.json")
-
-    def overlap(a: str, b: str) -> float:
-        x, y = set(a.split()), set(b.split())
-        return len(x & y) / len(x | y)
-
-    r = pearsonr([overlap(d["sentence1"], d["sentence2"]) for d in dv], [d["labels"]["real-label"] for d in dv])[0]
-    assert 0.2 < r < 0.9  # shared words help, but paraphrases in other words score high too
+    docs, _ = corpus
+    names = list(ds.BENCHMARKS)
+    texts = {b: list(iter_texts(SAMPLE_DIR / ds.BENCHMARKS[b])) for b in names}
+    assert {p[2] for p in MANIFEST["planted"]} == set(names)
+    for rel, where, benchmark, sentence in MANIFEST["planted"]:
+        assert sentence in texts[benchmark] and sentence in docs[(rel, where)]
+    index = BenchmarkIndex.build([(b, texts[b]) for b in names], **ds.DECONTAMINATE)
+    hits = {k for k, text in docs.items() if index.matches(word_hashes(text))[0]}
+    assert hits == {tuple(p[:2]) for p in MANIFEST["planted"]} | {tuple(n[:2]) for n in MANIFEST["natural_contamination"]}

@@ -57,8 +57,10 @@ class FinetuneParams(StageParams):
                                            "ridge for sentence-level tasks, MRC's sliding window, DST's previous "
                                            "state: finetune.floors)")
     threads: int | None = Field(None, ge=1, description="torch threads (default: torch's)")
+    generated: list[str] = Field(default_factory=list, description="tasks whose data here is generated, not "
+                                 "KLUE's (the embedded default's MRC and WoS): marked in the tables and the verdict")
 
-    @field_validator("tasks")
+    @field_validator("tasks", "generated")
     @classmethod
     def _known_tasks(cls, v: list[str]) -> list[str]:
         return expand_tasks(v)
@@ -181,6 +183,10 @@ class FinetuneStage(Stage[FinetuneParams]):
         return finetune_section(outputs)
 
     @classmethod
+    def verdict(cls, outputs: list[ArmOutput]) -> list[str]:
+        return finetune_verdict(outputs)
+
+    @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         inits = INITS if params.get("vs_random_init") else INITS[:1]
         units = [f"{t}/{i}/seed-{s}" for t in params.get("tasks", []) for i in inits for s in params.get("seeds", [])]
@@ -297,7 +303,7 @@ class FinetuneStage(Stage[FinetuneParams]):
                 meta[name]["floor"] = {"mean": summary["mean"], "method": summary["floor"]["method"],
                                        "main_metric": summary["main_metric"], "metrics": f"{name}/floor/metrics.json"}
                 run_dirs.append(out)
-        write_results(ctx.out_dir / "results", run_dirs)
+        write_results(ctx.out_dir / "results", run_dirs, generated=p.generated)
         return StageResult(meta={"tasks": meta, "seeds": p.seeds, "table": "results.md",
                                  "runs": [str(d.relative_to(ctx.out_dir)) for d in run_dirs]})
 
@@ -311,15 +317,14 @@ def _row_label(init: str, arms: str, several: bool) -> str:
     return "floor"
 
 
-def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
-    """The suite's table across arms: each arm's pretrained row, its random-init row, the floor, Δ between the
-    first arm and each other one and against random init (Welch's p over seeds), and the suite's published rows;
-    and a chart of every task's main metric."""
+def suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The suite's table across arms (`finetune.results.build_table`) and the runs it was built from: each arm's
+    pretrained row, its random-init row, the floor (once: it depends on the data only), Δ between the first arm
+    and each other one, between the arms' random inits, and of each arm against its own random init. One table
+    for the report's section and its verdict, so the two always show the same numbers. None without tasks."""
     import json
 
-    from finetune.registry import ALL_TASKS
-    from finetune.results import build_table, to_markdown
-    from pipeline.plots import Figure, bars
+    from finetune.results import build_table
 
     outputs = [o for o in outputs if o.meta.get("tasks")]
     if not outputs:
@@ -345,11 +350,25 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
     pairs += [(r, randoms[0]) for r in randoms[1:]]
     # each arm against the random init of its own vocabulary, not the other arms'
     own = {_row_label("pretrained", o.label, several): _row_label("random-init", o.label, several) for o in outputs}
-    table = build_table(runs, pairs, baseline_of=own)
+    generated = {t for o in outputs for t in (o.manifest.get("params") or {}).get("generated") or []}
+    return build_table(runs, pairs, baseline_of=own, generated=generated), runs
+
+
+def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
+    """The suite's table across arms (`suite_table`) with the suite's published rows, and a chart of every
+    task's main metric."""
+    from finetune.registry import ALL_TASKS
+    from finetune.results import to_markdown
+    from pipeline.plots import Figure, bars
+
+    built = suite_table(outputs)
+    if built is None:
+        return None
+    table, runs = built
     md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
           "difference of the means with Welch's two-sided p. The floor uses no model (finetune/floors.py).", "",
           to_markdown(table)]
-    present = {t for o in outputs for t in o.meta["tasks"]}
+    present = {run["task"] for run in runs}
     tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
     main = {t: ALL_TASKS[t].main_metric for t in tasks}
     series: dict[str, list[float | None]] = {}
@@ -363,3 +382,23 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
                                       ylabel="score (main metric)"),
                  "Every task's main metric per row of the table (error bars: std over seeds).")
     return ReportSection("Fine-tuning", "\n".join(md), [fig])
+
+
+def finetune_verdict(outputs: list[ArmOutput]) -> list[str]:
+    """Per arm, what its row of the suite's table says against its own random init and the no-model floor
+    (`finetune.results.verdict`, on each task's main metric), and the footnote of the generated tasks."""
+    from finetune.results import generated_note, verdict
+
+    built = suite_table(outputs)
+    if built is None:
+        return []
+    table, _ = built
+    outputs = [o for o in outputs if o.meta.get("tasks")]
+    several = len(outputs) > 1
+    rows, lines = set(table["ours"]), []
+    for o in outputs:
+        baseline = _row_label("random-init", o.label, several)
+        found = verdict(table, _row_label("pretrained", o.label, several), baseline if baseline in rows else None)
+        lines += [f"{o.label}: {line}" if several else line for line in found]
+    note = generated_note(table)
+    return lines + [note] if lines and note else lines

@@ -1,7 +1,9 @@
-"""The sample data shipped inside the package, for `klue run` with no recipe: a small raw Korean corpus
-(`corpus/`) and the eight KLUE tasks in their official layouts (`klue/`), written by
-`python -m pipeline.sample.make_sample` (see its docstring for what each file holds). Scores on it only show
-that the code learns; they are not comparable with KLUE's."""
+"""The sample data shipped inside the package, for `klue run` with no recipe: 4.7 MB of real Korean text from seven
+openly licensed sources (`corpus/`, with synthetic PII, junk, copies and benchmark sentences planted) and the eight
+KLUE tasks in their official layouts (`klue/`: real KLUE v1.1 examples for YNAT, STS, NLI, NER, RE and DP; MRC and
+WoS generated). Built from the project's shared data by `python -m datagen.sample` (its docstring says what each
+file holds); LICENSES.md gives every file's source, licence and attribution, manifest.json what was planted where.
+Scores on it show what pretraining buys a tiny model on small real sets; they are not comparable with KLUE's."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ SAMPLE_DIR: Path = Path(__file__).resolve().parent
 
 
 def corpus_dir() -> Path:
-    """The raw corpus: news.jsonl, forum.txt, wiki.txt, reviews.tsv, qa.csv, official/*.txt."""
+    """The raw corpus: kowiki.txt, petitions.jsonl, nsmc.tsv, news_comments.txt, parallel_news.txt,
+    chatbot_qa.csv, law/*.txt."""
     return SAMPLE_DIR / "corpus"
 
 

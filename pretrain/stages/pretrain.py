@@ -97,15 +97,7 @@ class PretrainStage(Stage[PretrainParams]):
         from pipeline.plots import Figure, panels
         from pipeline.report import md_table
 
-        curves: dict[str, list[dict[str, Any]]] = {}
-        per_step: dict[str, float] = {}
-        for o in outputs:
-            path = o.path / o.meta.get("metrics", "metrics.jsonl")
-            rep = o.meta.get("report") or {}
-            if path.is_file():
-                curves[o.label] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                                   if line.strip()]
-                per_step[o.label] = rep["tokens_seen"] / rep["steps"] if rep.get("steps") else 0.0
+        curves, per_step = _curves(outputs)
         if not curves:
             return None
 
@@ -128,6 +120,19 @@ class PretrainStage(Stage[PretrainParams]):
         marks = [plateau_marks(curves.get(o.label, []), per_step.get(o.label, 0.0)) for o in outputs]
         body += [[k, *(m[k] for m in marks)] for k in marks[0]]
         return ReportSection("Pretraining", "\n".join(md_table(["", *(o.label for o in outputs)], body)), [fig])
+
+    @classmethod
+    def verdict(cls, outputs: list[ArmOutput]) -> list[str]:
+        """Whether each arm's model uses word order at the end of pretraining (`order_gain_verdict`): a model
+        still in the MLM plateau predicts from the bag of words, which caps what fine-tuning can get from it."""
+        curves, per_step = _curves(outputs)
+        lines = []
+        for o in outputs:
+            rows, per = curves.get(o.label, []), per_step.get(o.label, 0.0)
+            line = order_gain_verdict(o.meta.get("report") or {}, rows, per)
+            if line is not None:
+                lines.append(f"{o.label}: {line}" if len(outputs) > 1 else line)
+        return lines
 
     def describe(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
         """The model's shape and exact parameter count (built on PyTorch's meta device: no memory, no
@@ -206,6 +211,7 @@ class PretrainStage(Stage[PretrainParams]):
 # nats, and the [MASK] loss at these token counts (the plateau study's columns: ~1, 2 and 5.5k steps of 2,048).
 EXIT_GAIN = 0.5
 MILESTONES = (2_000_000, 4_000_000, 11_000_000)
+EXIT_MARK = f"order gain >= {EXIT_GAIN} at (tokens)"  # plateau_marks' row: where the run left the plateau
 
 
 def plateau_marks(rows: list[dict[str, Any]], tokens_per_step: float) -> dict[str, str]:
@@ -214,12 +220,49 @@ def plateau_marks(rows: list[dict[str, Any]], tokens_per_step: float) -> dict[st
     evals = [(r["step"] * tokens_per_step, r) for r in rows if r.get("eval_mask_loss") is not None]
     exit_at = next((t for t, r in evals if (r.get("eval_order_gain") or 0.0) >= EXIT_GAIN), None)
     seen = evals[-1][0] if evals else 0
-    out = {f"order gain >= {EXIT_GAIN} at (tokens)":
-           f"{exit_at / 1e6:.2f}M" if exit_at is not None else (f"not by {seen / 1e6:.2f}M" if evals else "–")}
+    out = {EXIT_MARK: f"{exit_at / 1e6:.2f}M" if exit_at is not None
+           else (f"not by {seen / 1e6:.2f}M" if evals else "–")}
     for m in MILESTONES:
         hit = next((r for t, r in evals if t >= m), None)
         out[f"[MASK] loss at {m / 1e6:g}M tokens"] = "–" if hit is None else f"{hit['eval_mask_loss']:.3f}"
     return out
+
+
+def order_gain_verdict(report: dict[str, Any], rows: list[dict[str, Any]], tokens_per_step: float) -> str | None:
+    """The verdict line on word order from a run's summary (`report`: eval_order_gain, tokens_seen) and its
+    metrics.jsonl rows (where the gain first reached EXIT_GAIN, `plateau_marks`). The final gain decides: at
+    least EXIT_GAIN nats means shuffling the context costs the model, so it reads word order; below it, the
+    model is still in the MLM plateau (docs/plateau.md). None without an order-gain evaluation."""
+    gain = report.get("eval_order_gain")
+    if gain is None:
+        return None
+    head = f"Order gain {gain:.2f} nats at the end of pretraining ({_tokens(report.get('tokens_seen') or 0)} tokens"
+    if gain < EXIT_GAIN:
+        return f"{head}), below {EXIT_GAIN}: still in the MLM plateau, the model does not use word order yet."
+    first = plateau_marks(rows, tokens_per_step)[EXIT_MARK]
+    since = f"; it first reached {EXIT_GAIN} at {first}" if first[0].isdigit() else ""
+    return f"{head}{since}): the model uses word order."
+
+
+def _tokens(n: float) -> str:
+    """A token count as the plateau rows write it (2.05M), in thousands or units below a million (a smoke run's
+    few steps would read 0.00M)."""
+    return f"{n / 1e6:.2f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else f"{n:.0f}"
+
+
+def _curves(outputs: list[ArmOutput]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, float]]:
+    """Each arm's metrics.jsonl rows and tokens per optimiser step, by arm label (arms without the file are
+    left out)."""
+    curves: dict[str, list[dict[str, Any]]] = {}
+    per_step: dict[str, float] = {}
+    for o in outputs:
+        path = o.path / o.meta.get("metrics", "metrics.jsonl")
+        rep = o.meta.get("report") or {}
+        if path.is_file():
+            curves[o.label] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                               if line.strip()]
+            per_step[o.label] = rep["tokens_seen"] / rep["steps"] if rep.get("steps") else 0.0
+    return curves, per_step
 
 
 def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> dict[str, Any] | None:

@@ -2,7 +2,8 @@
 
 Chromium comes from the machine (Debian's `chromium` package: `.ci/run` installs it where apt can); nothing is
 downloaded. `page_facts` opens a file, waits for its load event and returns what the page shows: the title, the
-section headings, every image with its decoded size (0 x 0 when it failed to load), and the tables.
+section headings with the text rendered under each, the elements before the first one, every image with its
+decoded size (0 x 0 when it failed to load), and the tables.
 """
 
 from __future__ import annotations
@@ -18,17 +19,27 @@ from typing import Any
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
-FACTS_JS = """JSON.stringify({
-  title: document.title,
-  h2: Array.from(document.querySelectorAll('h2')).map(h => ({id: h.id, text: h.textContent})),
-  images: Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth,
-                                                 height: i.naturalHeight, alt: i.alt,
-                                                 inline: i.src.startsWith('data:image/png;base64,')})),
-  tables: document.querySelectorAll('table').length,
-  external: Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'))
-                 .filter(u => !u.startsWith('data:') && !u.startsWith('#')),
-  text: document.body.innerText.length
-})"""
+FACTS_JS = """(() => {
+  const section = h => {  // the text the page shows between a heading and the next h2
+    const parts = [];
+    for (let e = h.nextElementSibling; e && e.tagName !== 'H2'; e = e.nextElementSibling) parts.push(e.innerText);
+    return parts.join('\\n');
+  };
+  const lead = [];  // the elements before the first h2 (the header: title and bullet list)
+  for (let e = document.body.firstElementChild; e && e.tagName !== 'H2'; e = e.nextElementSibling) lead.push(e.tagName);
+  return JSON.stringify({
+    title: document.title,
+    h2: Array.from(document.querySelectorAll('h2')).map(h => ({id: h.id, text: h.textContent, body: section(h)})),
+    lead: lead,
+    images: Array.from(document.images).map(i => ({complete: i.complete, width: i.naturalWidth,
+                                                   height: i.naturalHeight, alt: i.alt,
+                                                   inline: i.src.startsWith('data:image/png;base64,')})),
+    tables: document.querySelectorAll('table').length,
+    external: Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'))
+                   .filter(u => !u.startsWith('data:') && !u.startsWith('#')),
+    text: document.body.innerText.length
+  });
+})()"""
 
 
 def chromium() -> str | None:
