@@ -331,19 +331,22 @@ def render(src: Source, docs: list[Doc]) -> dict[str, str]:
     return {src.out: buf.getvalue()}
 
 
-def locate(src: Source, docs: list[Doc], root: Path) -> list[tuple[str, int]]:
-    """(file, locator) of every document, read back with the collect stage's own readers; checks that each
-    reads back as the text the builder meant (else the gold offsets would lie)."""
+def locate(src: Source, docs: list[Doc], root: Path) -> tuple[list[tuple[str, int]], int]:
+    """(file, locator) of every document, read back with the collect stage's own readers, and how many records
+    the readers quarantined; checks that each document reads back as the text the builder meant (else the gold
+    offsets would lie)."""
     from corpora.readers import Bad, ReadOptions, SourceFile, read_file
     from corpora.sources import SourceSpec
 
     spec = SourceSpec(name=src.name, path="x", license=src.licence, **src.recipe)
     out: list[tuple[str, int]] = []
+    bad = 0
     path = root / src.out
     for f in sorted(path.glob("*.txt")) if path.is_dir() else [path]:
         rel = f.relative_to(root).as_posix()
         for rec in read_file(spec, SourceFile(f, f.name), ReadOptions()):
             if isinstance(rec, Bad):
+                bad += 1
                 continue
             out.append((rel, int(rec.where.get("row", rec.where.get("line", 0)))))
             doc = docs[len(out) - 1]
@@ -351,7 +354,7 @@ def locate(src: Source, docs: list[Doc], root: Path) -> list[tuple[str, int]]:
                 raise RuntimeError(f"{rel}:{out[-1][1]}: reads back as {rec.text[:60]!r}, not {doc.text[:60]!r}")
     if len(out) != len(docs):
         raise RuntimeError(f"{src.name}: {len(out)} documents read back, {len(docs)} written")
-    return out
+    return out, bad
 
 
 # ---- KLUE ------------------------------------------------------------------------------------------------------
@@ -460,13 +463,13 @@ def build(data: Path, out: Path) -> dict[str, Any]:
         rendered = render(src, docs)
         for rel, text in rendered.items():
             pio.write_text(out / rel, text)
-        where = locate(src, docs, out)
+        where, malformed = locate(src, docs, out)
         placed[src.name], all_docs[src.name] = where, docs
         kinds = Counter(d.kind for d in docs)
         manifest["sources"][src.name] = {
             "origin": src.origin, "out": src.out, "licence": src.licence,
             "bytes": sum(len(t.encode("utf-8")) for t in rendered.values()), "documents": dict(sorted(kinds.items())),
-            "malformed": {"petitions": 2, "nsmc": 1}.get(src.name, 0)}
+            "malformed": malformed}
         for d, (rel, w) in zip(docs, where, strict=True):
             manifest["gold"] += [[rel, w, label, s, e, d.text[s:e]] for label, s, e in d.pii]
             if d.kind == "contaminated":
