@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +85,11 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     data_dir, model_dir = Path(spec["data_dir"]), Path(spec["model_dir"])
     task = get_task(spec["task"], data_dir=data_dir)
     data = load_task_data(task, data_dir, max_train=spec["max_train"], max_eval=spec["max_eval"])
-    hp = replace(task.defaults, epochs=spec["epochs"], max_length=min(task.defaults.max_length, 510),
-                 group_by_length=spec["row"] in ("ours", "hf-grouped"))
+    # one evaluation an epoch and no early stopping, as the Trainer rows (`eval_strategy="epoch"`)
+    hp = task.defaults.replace(epochs=spec["epochs"], max_length=min(task.defaults.max_length, 510),
+                               group_by_length=spec["row"] in ("ours", "hf-grouped"), evals_per_epoch=1, patience=None)
     if spec.get("lr"):
-        hp = replace(hp, learning_rate=spec["lr"])
+        hp = hp.replace(learning_rate=spec["lr"])
     started = time.perf_counter()
     if spec["row"].startswith("ours"):
         res = run_ours(task, model_dir, data, hp, spec["seed"])
@@ -97,7 +97,7 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
         res = run_hf(task, model_dir, data, hp, spec["seed"], Path(spec["work"]))
     res["wall_s"] = time.perf_counter() - started
     res["n_train"], res["n_eval"], res["epochs"] = len(data.train), len(data.eval), hp.epochs
-    res["hp"] = asdict(hp)
+    res["hp"] = hp.model_dump()
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return res
 

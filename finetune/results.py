@@ -37,6 +37,68 @@ PUBLISHED_SOURCES: dict[str, str] = {
 PUBLISHED_SOURCE = PUBLISHED_SOURCES["klue"]
 ALPHA = 0.05  # the verdict's significance level for Welch's p
 GENERATED = "§"  # marks a task whose data here is generated (†, ‡: dev split, capped sample)
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # a row's departure footnote number
+
+
+def run_departures(run: dict[str, Any]) -> list[str]:
+    """What a run (its metrics.json) did otherwise than its suite's baseline (KLUE-baseline's `run_all.sh` values
+    for the task, JGLUE's for a JGLUE task: the task's `defaults`): every hyperparameter that differs
+    (`finetune.tasks.base.departures`), a step cap, extra evaluations, and a max length lowered to fit the model's
+    positions. A floor (no model trained) has none."""
+    from finetune.registry import task_class
+    from finetune.tasks.base import departures
+
+    if run.get("floor"):
+        return []
+    recorded = run.get("hyperparams")
+    if not isinstance(recorded, dict):
+        return ["hyperparameters not recorded"]
+    defaults = task_class(run["task"]).defaults
+    out = departures(recorded, defaults)
+    if run.get("max_steps") is not None and run.get("steps_capped", True):  # a run that recorded no answer: named
+        out.append(f"max_steps {run['max_steps']} (a cap on optimiser steps; baseline: whole epochs)")
+    if run.get("eval_every"):
+        out.append(f"eval_every {run['eval_every']} (extra evaluations; baseline: {defaults.evals_per_epoch} an epoch)")
+    used = run.get("max_length_used")
+    if isinstance(used, int) and used < recorded.get("max_length", used):
+        out.append(f"max length {used} (the model's positions; asked: {recorded['max_length']})")
+    return out
+
+
+def departure_notes(rows_runs: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, int], list[str]]:
+    """Footnote numbers for the rows whose runs departed from the baseline (rows with the same departures share
+    one) and the footnotes: what every task of the row set otherwise, then what single tasks did."""
+    marks: dict[str, int] = {}
+    notes: list[str] = []
+    texts: dict[str, int] = {}
+    for label, runs in rows_runs.items():
+        per_task = {run["task"]: run_departures(run) for run in runs if not run.get("floor")}
+        if not any(per_task.values()):
+            continue
+        common = [d for d in next(iter(per_task.values())) if all(d in v for v in per_task.values())]
+        parts = []
+        if common:
+            parts.append(("every task: " if len(per_task) > 1 else f"{_task_title(next(iter(per_task)))}: ")
+                         + "; ".join(common))
+        for task, deps in per_task.items():
+            rest = [d for d in deps if d not in common]
+            if rest:
+                parts.append(f"{_task_title(task)}: " + "; ".join(rest))
+        text = " — ".join(parts)
+        if text not in texts:
+            texts[text] = len(texts) + 1
+            notes.append(f"{superscript(texts[text])} departs from KLUE-baseline's defaults (run_all.sh, base/small; "
+                         f"JGLUE's for a JGLUE task; finetune/README.md, \"Departures\"): {text}.")
+        marks[label] = texts[text]
+    return marks, notes
+
+
+def superscript(n: int) -> str:
+    return "".join(SUPERSCRIPTS[int(d)] for d in str(n))
+
+
+def _task_title(task: str) -> str:
+    return {"dst": "DST", "jcommonsenseqa": "JCQA"}.get(task, task.upper())
 
 
 def suite_columns(tasks: dict[str, TaskEntry]) -> list[tuple[str, str, str]]:
@@ -100,6 +162,7 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
         for model, scores in suite_published(SUITES[s]).items():
             published.setdefault(model, {}).update(scores)
     rows: dict[str, dict[str, Any]] = {}
+    row_runs: dict[str, list[dict[str, Any]]] = {}
     baselines: list[str] = []  # rows of randomly initialised models
     seen: set[tuple[str, str]] = set()
     for run in runs:
@@ -107,6 +170,7 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
             raise ValueError(f"two {run['task']} runs are labelled {run['label']!r}: give them different labels")
         seen.add((run["label"], run["task"]))
         row = rows.setdefault(run["label"], {})
+        row_runs.setdefault(run["label"], []).append(run)
         if run.get("random_init") and run["label"] not in baselines:
             baselines.append(run["label"])
         for task, metric, col in columns:
@@ -118,6 +182,7 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
                         "n_train": data.get("n_train"),
                         "capped": any(data.get(f"n_{k}", 0) < data.get(f"n_{k}_available", 0)
                                       for k in ("train", "eval"))}
+    marks, notes = departure_notes(row_runs)
     for a, b in pairs or []:
         missing = [x for x in (a, b) if x not in rows]
         if missing:
@@ -128,6 +193,9 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
         "main_columns": [c for task, metric, c in columns if metric == ALL_TASKS[task].main_metric],
         "generated": [c for task, _, c in columns if task in generated and task in {r["task"] for r in runs}],
         "ours": rows,
+        # row label -> footnote number, and the footnotes: rows whose runs departed from the baseline's defaults
+        "departure_marks": marks,
+        "departure_notes": notes,
         "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows
                            if m not in baselines and (baseline_of or {}).get(m, b) == b],
         # a pair already compared against random init is not repeated
@@ -184,7 +252,8 @@ def to_markdown(table: dict[str, Any]) -> str:
                 text += " ‡"
                 any_capped = True
             cells.append(text)
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        mark = table.get("departure_marks", {}).get(label)
+        lines.append(f"| {label}{' ' + superscript(mark) if mark else ''} | " + " | ".join(cells) + " |")
     for d in table.get("vs_random_init", []) + table.get("between_arms", []):
         cells = []
         for c in cols:
@@ -207,6 +276,7 @@ def to_markdown(table: dict[str, Any]) -> str:
     if any_capped:
         notes.append("‡ trained and/or evaluated on a capped sample of the examples (fixed guid-hash sample; "
                      "metrics.json of the run gives n_train and n_eval).")
+    notes += table.get("departure_notes", [])
     if any(c in cols for c in table.get("generated", ())):
         notes.append(f"{GENERATED} the task's data here is generated, not {_suite_names(table)}'s (the embedded "
                      "default's MRC and WoS): its scores say nothing about the benchmark and are not comparable "

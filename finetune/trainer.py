@@ -1,7 +1,10 @@
 """One fine-tuning run, shared by every task: AdamW + linear warmup/decay (KLUE-baseline's optimiser;
-`Hyperparams.constant_lr` keeps the peak rate after warmup), an evaluation after every epoch (and at the last step
-when `max_steps` stops mid-epoch), and selection of the checkpoint with the best main metric on the evaluation
-split.
+`Hyperparams.constant_lr` keeps the peak rate after warmup), KLUE-baseline's evaluation cadence and checkpoint
+choice: `evals_per_epoch` evaluations an epoch (its `val_check_interval 0.25`: four), the checkpoint with the best
+main metric on the evaluation split (strictly better only: on a tie the earlier one stays, as Lightning's
+`ModelCheckpoint(mode="max")`), and early stopping after `patience` evaluations without a strictly better one
+(Lightning's `EarlyStopping`; KLUE-baseline @ 8a03c94 `run_klue.py:99-121`). With `max_steps` (a cap the
+baseline does not have) the last step is evaluated too when it falls between two checks.
 
 The loop is written out instead of using `transformers.Trainer` because tasks need their own evaluation
 outputs and post-processing (span tasks map several features back to one example), and the scoring must be
@@ -32,7 +35,7 @@ class FinetuneConfig:
     hp: Hyperparams
     seed: int = 42
     max_steps: int | None = None  # cap on optimiser steps (tests, smoke runs)
-    eval_every: int | None = None  # also evaluate every N steps (None: once per epoch)
+    eval_every: int | None = None  # also evaluate every N steps (a departure: more checkpoints to choose from)
     random_init: bool = False
     save_dir: Path | None = None  # where the selected model is saved (safetensors); None: not saved
     progress: bool = True
@@ -52,6 +55,8 @@ class RunResult:
     max_length: int = 0
     eval_seconds: float = 0.0  # the part of train_seconds spent in evaluation
     n_train_features: int = 0
+    stopped_early: bool = False  # early stopping ended the run before total_steps
+    steps_per_epoch: int = 0
 
 
 def _token_lists(feature: dict[str, Any]) -> list[list[int]]:
@@ -78,6 +83,16 @@ def unk_rate(features: list[dict], tokenizer: Any) -> float:
                 total += 1
                 unk += t == tokenizer.unk_token_id
     return unk / total if total else 0.0
+
+
+def eval_interval(steps_per_epoch: int, evals_per_epoch: int) -> int:
+    """Batches between two evaluations: Lightning 1.1's `val_check_batch = int(num_training_batches *
+    val_check_interval)` (at least 1), with `val_check_interval = 1 / evals_per_epoch`; a check runs after batch b of
+    an epoch when b is a multiple of it. So an epoch of 10 batches at 4 a epoch is checked after batches 2, 4, 6, 8
+    and 10, and one of 250 after 62, 124, 186 and 248 (its last two batches count in the next check, or in none at
+    the end of training), as in KLUE-baseline's runs. Integer division, not the float product, so that 1/3 of 3
+    batches is 1, not 0.999..."""
+    return max(1, steps_per_epoch // evals_per_epoch)
 
 
 def _selection_value(metrics: dict[str, Any], key: str) -> float:
@@ -264,6 +279,9 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         model, optimizer, train_loader, eval_loader, scheduler)
 
     best: dict[str, Any] = {"value": -math.inf, "metrics": None, "preds": None, "step": 0, "state": None}
+    # Early stopping's own record, as Lightning's EarlyStopping keeps it apart from the checkpoint's: its best starts
+    # at -inf, so a first evaluation with no defined score (NaN) already counts as one without improvement.
+    stopping = {"best": -math.inf, "wait": 0}
     history: list[dict] = []
     # Training's random draws (dropout) start from the seed, whatever building the model drew: the pretrained and
     # the random-init arm see the same dropout stream, as does transformers' Trainer (bench/finetune.py).
@@ -284,9 +302,15 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
             if cfg.save_dir is not None:  # keep the weights only when they will be saved
                 state = accelerator.unwrap_model(model).state_dict()
                 best["state"] = {k: v.detach().cpu().clone() for k, v in state.items()}
+        if value > stopping["best"]:
+            stopping.update(best=value, wait=0)
+        else:
+            stopping["wait"] += 1
 
+    interval = eval_interval(steps_per_epoch, hp.evals_per_epoch)
+    capped = total_steps < hp.epochs * steps_per_epoch
     model.train()
-    step, running = 0, 0.0
+    step, running, stopped_early = 0, 0.0, False
     bar = tqdm(total=total_steps, desc=f"{task.name} seed {cfg.seed}", disable=not cfg.progress)
     while step < total_steps:
         for batch in train_loader:
@@ -301,12 +325,17 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
             running = 0.9 * running + 0.1 * loss.item() if step > 1 else loss.item()
             bar.update(1)
             bar.set_postfix(loss=f"{running:.4f}")
-            at_epoch_end = step % steps_per_epoch == 0
-            if at_epoch_end or step == total_steps or (cfg.eval_every and step % cfg.eval_every == 0):
+            batch_of_epoch = (step - 1) % steps_per_epoch + 1
+            if batch_of_epoch % interval == 0 or (capped and step == total_steps) or (cfg.eval_every and step % cfg.eval_every == 0):
                 checkpoint(step)
                 bar.set_postfix(loss=f"{running:.4f}", **{task.main_metric: history[-1].get(task.main_metric)})
+                if hp.patience is not None and stopping["wait"] >= hp.patience and step < total_steps:
+                    stopped_early = True
+                    break
             if step >= total_steps:
                 break
+        if stopped_early:
+            break
     bar.close()
     train_seconds = time.perf_counter() - started
 
@@ -321,7 +350,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         best_epoch=round(best["step"] / steps_per_epoch, 4), total_steps=total_steps, history=history,
         num_parameters=sum(p.numel() for p in unwrapped.parameters()), train_seconds=round(train_seconds, 2),
         unk_rate=round(unk, 4), max_length=max_length, eval_seconds=round(eval_seconds, 2),
-        n_train_features=len(train_features),
+        n_train_features=len(train_features), stopped_early=stopped_early, steps_per_epoch=steps_per_epoch,
     )
 
 
@@ -346,8 +375,6 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     whether a run was interrupted or not. `model_ref` is what `metrics.json` names the model by (default: the
     folder's path; the pipeline's stage gives a path relative to its workdir).
     """
-    from dataclasses import asdict
-
     from finetune.data import write_json, write_jsonl
     from pipeline import io
 
@@ -369,7 +396,9 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
         write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
         write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
         record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
-                  "total_steps": res.total_steps, "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
+                  "total_steps": res.total_steps, "steps_per_epoch": res.steps_per_epoch,
+                  "stopped_early": res.stopped_early,
+                  "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
                   "max_length": res.max_length, "history": res.history}
         write_json(done, record)
         per_seed[str(seed)] = record
@@ -381,7 +410,12 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
         "task": task.name, "label": label, "model": model_ref or str(model_dir), "random_init": random_init,
         "metric_names": list(task.metric_names), "main_metric": task.main_metric,
         "mean": mean, "std": std, "seeds": seeds, "per_seed": {s: r["metrics"] for s, r in per_seed.items()},
-        "data": data.source, "hyperparams": asdict(hp), "max_steps": max_steps,
+        "data": data.source, "hyperparams": hp.model_dump(), "max_steps": max_steps, "eval_every": eval_every,
+        # the longest input the model took (hyperparams.max_length lowered to the model's positions)
+        "max_length_used": max(r["max_length"] for r in per_seed.values()),
+        # whether `max_steps` cut the run short of its epochs (a departure only then)
+        "steps_capped": max_steps is not None and any(
+            r.get("total_steps", max_steps) < hp.epochs * r.get("steps_per_epoch", max_steps) for r in per_seed.values()),
     }
     write_json(output / "metrics.json", summary)
     line = summary_line(summary)

@@ -19,6 +19,7 @@ COMMANDS: Registry[click.Command] = Registry("command", {
     "finetune": "finetune.cli:finetune",
     "score": "finetune.cli:score",
     "export-checkpoint": "pretrain.export:export_checkpoint_cmd",
+    "export": "pretrain.publish:export_cmd",
 })
 
 
@@ -50,6 +51,7 @@ def main() -> None:
       klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat
       klue finetune all --model DIR --data-dir $KLUE_DATA_DIR/klue --output out/suite --vs-random-init
       klue export-checkpoint runs/tiny/arms/default/pretrain --step 5000 --output out/step-5000
+      klue export runs/tiny --to out/tiny                           # model + card (README.md) for the Hub
       klue score ynat --gold GOLD.json --pred PRED.jsonl            # score any model's predictions
     """
 

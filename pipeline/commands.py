@@ -64,6 +64,7 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
       klue report runs/klue-tiny-cpu                            # then look at the funnel and results
     """
     from rich.console import Console
+    from rich.markup import escape
 
     from pipeline.parallel import Executor
     from pipeline.recipe import RecipeError, load_recipe
@@ -90,6 +91,8 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     except RecipeError as e:
         raise click.ClickException(str(e)) from None
     arms = rec.arms
+    for warning in runner.recipe_warnings():  # before any work: what the outputs will carry
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}")
     if dry_run:
         try:
             print_plan(console, runner, workdir)

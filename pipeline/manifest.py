@@ -13,12 +13,13 @@ import json
 import platform
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pipeline import io
-from pipeline.stage import Funnel, StageResult
+from pipeline.stage import Funnel, StageInput, StageResult
 
 MANIFEST = "manifest.json"
 KEY_CHARS = 16  # folder names use the first 16 hex digits; the manifest keeps the full key
@@ -69,6 +70,32 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def upstream(inputs: Mapping[str, StageInput]) -> dict[str, StageInput]:
+    """Every finished stage folder that `inputs` were built from, transitively, by stage name (`inputs` first).
+
+    Each manifest names the keys of its own inputs, and a key's folder is `<workdir>/<stage>/<key[:16]>` beside
+    the input's own; so a stage can read what stages it does not declare as inputs said (the pretrain stage's
+    model card tells the whole data story, from collect on). Its output stays a function of its key: its key
+    covers its inputs' keys, which cover theirs. A stage named by a manifest whose folder is missing or holds
+    another key (removed or rebuilt by hand) is left out, as are the upstream stages of inputs that are not
+    in a workdir (tests build contexts by hand)."""
+    out: dict[str, StageInput] = dict(inputs)
+    todo = list(inputs.values())
+    while todo:
+        cur = todo.pop(0)
+        workdir = cur.path.parent.parent
+        for dep, key in sorted((cur.manifest.get("inputs") or {}).items()):
+            if dep in out or not isinstance(key, str):
+                continue
+            folder = workdir / dep / key[:KEY_CHARS]
+            manifest = read_manifest(folder)
+            if manifest is None or manifest.get("key") != key:
+                continue
+            out[dep] = StageInput(dep, folder, manifest)
+            todo.append(out[dep])
+    return out
 
 
 def verify_files(folder: Path, manifest: dict[str, Any]) -> list[str]:

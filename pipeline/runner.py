@@ -127,6 +127,10 @@ class Runner:
         self.arm_stages: dict[str, dict[str, StageOutcome]] = {a.name: {} for a in recipe.arms}
         self.started = ""
 
+    def recipe_warnings(self) -> list[str]:
+        """What the stages of this run warn about in the recipe (`Stage.recipe_warnings`), in stage order."""
+        return [w for name in self.stages for w in self.classes[name].recipe_warnings(self.recipe)]
+
     def _downstream(self, roots: set[str]) -> set[str]:
         """The forced stages and every stage that (transitively) reads one of them."""
         out = set(roots)

@@ -349,6 +349,13 @@ class Stage(Generic[P]):
         return {}
 
     @classmethod
+    def recipe_warnings(cls, recipe: RecipeView) -> list[str]:
+        """What `klue run` (and `--dry-run`) warns about before it starts: things in the recipe that do not stop
+        the run but that its outputs will carry (a source without a `license:` leaves the model card's licence
+        unknown). One line each, naming the recipe key; empty when there is nothing to say."""
+        return []
+
+    @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         """What `klue status` says about a run of this stage in progress, from its partial folder (and its
         params as JSON). The default counts the shard tasks a `shard_resume` stage has recorded."""

@@ -19,6 +19,7 @@ Where the weights come from:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,11 @@ class ExportError(ValueError):
     """A run folder or checkpoint that cannot be exported; the message names the path."""
 
 
-def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any]) -> None:
+def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dict[str, Any],
+                 extra: Callable[[Path], Any] | None = None) -> None:
     """Save `state_dict` (names without the training wrapper's `mlm.` prefix) as an fp32 model of the config's
-    stock masked-LM class plus `tokenizer` into `final`, renamed into place when complete.
+    stock masked-LM class plus `tokenizer` into `final`, renamed into place when complete; `extra(folder)` adds
+    files before the rename (`klue export-checkpoint`'s model card).
 
     The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
     """
@@ -63,6 +66,8 @@ def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dic
         # `truncation=True` in any downstream code never produces an index past a learned table.
         tokenizer.model_max_length = usable_positions(config)
         tokenizer.save_pretrained(tmp)
+        if extra is not None:
+            extra(tmp)
 
 
 def fp32_master_state(module: Any) -> dict[str, Any]:
@@ -116,7 +121,7 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
     from transformers import AutoTokenizer
 
     from pretrain.architectures import build_config
-    from pretrain.train import TrainConfig
+    from pretrain.train import STATE_FILE, TrainConfig
 
     cfg_path = config or run_dir / "train_config.json"
     if not cfg_path.is_file():
@@ -129,8 +134,16 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
                              eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides,
                              architecture=cfg.architecture)
     state = checkpoint_state(ckpt)
+    train_state = json.loads((ckpt / STATE_FILE).read_text(encoding="utf-8"))
+
+    def card(folder: Path) -> None:  # the checkpoint's model card, written inside the folder before its rename
+        from pretrain.card import write_model_card
+        from pretrain.card_run import checkpoint_facts
+
+        write_model_card(folder, checkpoint_facts(run_dir, train_state, cfg.model_dump(mode="json"), folder))
+
     try:
-        export_final(model_cfg, tok, output, state)
+        export_final(model_cfg, tok, output, state, extra=card)
     except ExportError as e:
         raise ExportError(f"{ckpt}: {e}") from None
     return ckpt
@@ -145,7 +158,7 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
               help="The run's training config (default: RUN_DIR/train_config.json, as the pretrain stage writes).")
 def export_checkpoint_cmd(run_dir: Path, step: int | None, output: Path, config: Path | None) -> None:
     """Export a pretraining checkpoint (RUN_DIR/checkpoints/step-N; plain or DeepSpeed ZeRO 1-3) as an fp32 model
-    folder for `klue finetune`."""
+    folder for `klue finetune`, with its model card (README.md: the run's data and training up to that step)."""
     try:
         ckpt = export_checkpoint(run_dir, output, step, config)
     except ExportError as e:

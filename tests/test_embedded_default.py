@@ -50,3 +50,23 @@ def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_th
     verdict = md.split("\n## Verdict\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert " of 8 tasks " in verdict[0] and any(line.startswith("- § generated data") for line in verdict), verdict
     assert proc.stdout.splitlines()[-len(verdict) - 1:] == ["Verdict:", *verdict]
+    # the model folder carries its card (pretrain/card.py): the sample's sources, their mixed licences named
+    from huggingface_hub import ModelCard
+    from huggingface_hub.repocard_data import model_index_to_eval_results
+
+    sources = run["recipe"]["sources"]
+    card = ModelCard.load(wd / "arms" / "default" / "pretrain" / "final" / "README.md")
+    assert (card.data.license, card.data.license_name, card.data.license_link) == \
+        ("other", "mixed-source-licenses", "LICENSE")
+    assert card.data.datasets == [s["name"] for s in sources]
+    share_alike = [f"`{s['name']}` ({s['license']})" for s in sources if "BY-SA" in s["license"]]
+    assert f"Share-alike: {', '.join(share_alike)}." in card.text
+    # and `klue export` makes the publishable folder: the KLUE tasks in its model-index, the generated ones not
+    out = tmp_path / "export"
+    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "export", str(wd), "--to", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    exported = ModelCard.load(out / "README.md")
+    _, results = model_index_to_eval_results(exported.data.to_dict()["model-index"])
+    assert {r.dataset_config for r in results} == {"ynat", "sts", "nli", "ner", "re", "dp"}
+    assert "mrc, dst: generated data, not the benchmark's (§), left out of the `model-index`." in exported.text

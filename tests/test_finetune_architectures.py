@@ -10,14 +10,13 @@ saved checkpoint reads back (`Task.load_finetuned`) as the same architecture wit
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from finetune.data import load_task_data
-from finetune.encoders import hidden_dropout, max_positions, set_pooling
+from finetune.encoders import POOLINGS, hidden_dropout, max_positions, set_pooling
 from finetune.registry import ALL_TASKS, get_task
 from finetune.tasks.base import SENTENCE_HEAD_TASKS, multiple_choice, sequence_classifier
 from finetune.trainer import (
@@ -94,7 +93,7 @@ def test_task_trains_predicts_saves_and_reloads(tiny, tmp_path, name, arch):
     data = load_task_data(task, data_dir, max_train=16, max_eval=8)
     # the sentence-level heads read the mean here, so the encoder hook goes through training, saving and reloading
     pooling = "mean" if name in SENTENCE_HEAD_TASKS else "cls"
-    hp = replace(task.defaults, batch_size=8, eval_batch_size=8, max_length=64, learning_rate=1e-3,
+    hp = task.defaults.replace(batch_size=8, eval_batch_size=8, max_length=64, learning_rate=1e-3,
                  pooling=pooling)
 
     # the model builds on this architecture, and a few steps on one batch lower its loss (no dropout, no
@@ -303,8 +302,10 @@ def test_pooling_values_and_tasks_without_a_sentence_head_are_refused():
     from finetune.stages.finetune import FinetuneParams
     from finetune.tasks.base import Hyperparams, check_task_hyperparam
 
-    with pytest.raises(ValueError, match="pooling must be one of cls, mean, got 'max'"):
+    with pytest.raises(ValueError, match="Input should be 'cls' or 'mean'"):
         Hyperparams(pooling="max")
+    # the model's choices are the encoders' (one list of poolings)
+    assert get_args(Hyperparams.model_fields["pooling"].annotation) == POOLINGS
     for task in ("ner", "dp", "mrc", "dst", "jsquad"):
         with pytest.raises(ValueError, match=f"pooling is read by the tasks with a sentence-level head only .*"
                                              f"not by {task}"):
@@ -322,5 +323,5 @@ def test_pooling_values_and_tasks_without_a_sentence_head_are_refused():
     with pytest.raises(ValueError, match="task_hyperparams.ner.pooling: pooling is read by the tasks with a "
                                          "sentence-level head only"):
         FinetuneParams(tasks=["ynat", "ner"], data_dir=str(FX), task_hyperparams={"ner": {"pooling": "mean"}})
-    with pytest.raises(ValueError, match="hyperparams.pooling: pooling must be one of cls, mean, got 'first'"):
+    with pytest.raises(ValueError, match=r"hyperparams.pooling: Input should be 'cls' or 'mean' \(value: 'first'\)"):
         FinetuneParams(tasks=["ynat"], data_dir=str(FX), hyperparams={"pooling": "first"})

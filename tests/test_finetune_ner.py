@@ -212,7 +212,8 @@ def _run(args: list[str]) -> None:
 
 def test_finetune_ner_trains_evaluates_and_scores(tiny, tmp_path):
     args = ["ner", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "60", "--epochs", "20",
-            "--batch-size", "8", "--lr", "3e-3", "--no-save-model"]
+            "--batch-size", "8", "--lr", "3e-3", "--no-save-model",
+            "--hp", "ner.patience=null"]  # the whole 60 steps: the all-O start outlasts NER's patience of 5 checks
     _run([*args, "--output", str(tmp_path / "a")])
     summary = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert summary["data"]["split"] == "dev-split" and summary["main_metric"] == "character_macro_f1"

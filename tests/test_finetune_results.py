@@ -11,10 +11,17 @@ from finetune.results import PUBLISHED, build_table, main, to_markdown
 
 
 def _run(task: str, label: str, mean: dict, std: dict, seeds: list[int], *, split: str = "official",
-         n_train: int = 100, n_train_available: int = 100, n_eval: int = 50, n_eval_available: int = 50) -> dict:
+         n_train: int = 100, n_train_available: int = 100, n_eval: int = 50, n_eval_available: int = 50,
+         hp: dict | None = None, max_steps: int | None = None) -> dict:
+    """A run's metrics.json; its hyperparameters the task's baseline defaults, changed by `hp`."""
+    from finetune.registry import task_class
+
+    defaults = task_class(task).defaults
     return {"task": task, "label": label, "mean": mean, "std": std, "seeds": seeds,
             "data": {"split": split, "n_train": n_train, "n_train_available": n_train_available,
-                     "n_eval": n_eval, "n_eval_available": n_eval_available}}
+                     "n_eval": n_eval, "n_eval_available": n_eval_available},
+            "hyperparams": defaults.replace(**(hp or {})).model_dump(), "max_steps": max_steps,
+            "max_length_used": defaults.max_length}
 
 
 def test_rows_group_by_label_and_mark_split_and_capped_runs():
@@ -224,7 +231,7 @@ def test_a_table_of_both_suites_keeps_one_row_per_published_model():
 
 def test_a_run_of_an_unknown_task_is_named():
     with pytest.raises(ValueError, match="task 'squad' is in no suite"):
-        build_table([_run("squad", "m", {"f1": 1.0}, {"f1": 0.0}, [1])])
+        build_table([{**_run("jsquad", "m", {"f1": 1.0}, {"f1": 0.0}, [1]), "task": "squad"}])
 
 
 def _run_with_history(root, name: str, label: str, curves: dict[int, list[tuple[int, float]]]):
@@ -282,3 +289,45 @@ def test_two_runs_of_one_task_under_one_label_are_refused():
         build_table(runs)
     runs[1]["task"] = "ynat"  # one row, one cell per task
     assert list(build_table(runs)["ours"]) == ["tiny"]
+
+
+def test_a_row_with_a_departure_is_marked_and_named_and_a_baseline_row_is_not():
+    """The marks come from what each run's metrics.json records: its hyperparameters against the task's baseline
+    defaults (KLUE-baseline's run_all.sh), a step cap, extra evaluations, a max length lowered to the model."""
+    runs = [
+        _run("ynat", "baseline", {"macro_f1": 80.0}, {"macro_f1": 1.0}, [1, 2]),
+        _run("nli", "baseline", {"accuracy": 70.0}, {"accuracy": 1.0}, [1, 2]),
+        _run("ynat", "tuned", {"macro_f1": 81.0}, {"macro_f1": 1.0}, [1, 2],
+             hp={"learning_rate": 1e-3, "pooling": "mean", "group_by_length": True}, max_steps=150),
+        _run("nli", "tuned", {"accuracy": 71.0}, {"accuracy": 1.0}, [1, 2],
+             hp={"learning_rate": 1e-3, "pooling": "mean", "group_by_length": True, "patience": None},
+             max_steps=150),
+        _run("ynat", "same as tuned", {"macro_f1": 79.0}, {"macro_f1": 1.0}, [1, 2],
+             hp={"learning_rate": 1e-3, "pooling": "mean", "group_by_length": True}, max_steps=150),
+        _run("ynat", "cadence", {"macro_f1": 79.0}, {"macro_f1": 1.0}, [1, 2], hp={"evals_per_epoch": 1}),
+        {**_run("ynat", "TF-IDF floor", {"macro_f1": 50.0}, {"macro_f1": 0.0}, [0]), "floor": True},
+    ]
+    table = build_table(runs)
+    assert table["departure_marks"] == {"tuned": 1, "same as tuned": 2, "cadence": 3}
+    lines = to_markdown(table).splitlines()
+    rows = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| ")}
+    assert "baseline" in rows and "tuned ¹" in rows and "same as tuned ²" in rows and "cadence ³" in rows
+    assert "TF-IDF floor" in rows  # a floor trains nothing: nothing to depart from
+    notes = [line for line in lines if line and line[0] in "¹²³"]
+    assert notes[0].startswith("¹ departs from KLUE-baseline's defaults") and notes[0].endswith(
+        "every task: learning_rate 0.001 (baseline: 5e-05); group_by_length on (baseline: off); pooling mean "
+        "(baseline: cls); max_steps 150 (a cap on optimiser steps; baseline: whole epochs) — NLI: patience none "
+        "(baseline: 5).")
+    assert notes[1].endswith(": YNAT: learning_rate 0.001 (baseline: 5e-05); group_by_length on (baseline: off); "
+                             "pooling mean (baseline: cls); max_steps 150 (a cap on optimiser steps; baseline: "
+                             "whole epochs).")
+    assert notes[2].endswith(": YNAT: evals_per_epoch 1 (baseline: 4).")
+    # a step cap that cut nothing (the run's epochs ended first) is not a departure
+    uncut = {**_run("ynat", "uncut", {"macro_f1": 1.0}, {"macro_f1": 0.0}, [1], max_steps=1000), "steps_capped": False}
+    assert build_table([uncut])["departure_marks"] == {}
+    # a max length the model's positions lowered is named too, and a run that recorded no hyperparameters
+    short = {**_run("re", "short", {"micro_f1": 1.0}, {"micro_f1": 0.0}, [1]), "max_length_used": 128}
+    old = {k: v for k, v in _run("sts", "old", {"pearsonr": 1.0}, {"pearsonr": 0.0}, [1]).items() if k != "hyperparams"}
+    notes = build_table([short, old])["departure_notes"]
+    assert notes[0].endswith(": RE: max length 128 (the model's positions; asked: 256).")
+    assert notes[1].endswith(": STS: hyperparameters not recorded.")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +49,8 @@ def test_uniform_shuffle_is_transformers_trainer_to_the_last_digit(ner, tiny, tm
     epoch's metrics agree exactly with `Trainer`'s (as bench/finetune.py's rows claim); length-grouped batches,
     a different order, do not."""
     task, data = ner
-    hp = replace(task.defaults, epochs=2, batch_size=8, learning_rate=5e-3, max_length=64, group_by_length=False)
+    hp = task.defaults.replace(epochs=2, batch_size=8, learning_rate=5e-3, max_length=64, group_by_length=False,
+                               evals_per_epoch=1, patience=None)  # Trainer's `eval_strategy="epoch"`
     bench = _bench()
     ours = bench.run_ours(task, tiny, data, hp, seed=7)
     hf = bench.run_hf(task, tiny, data, hp, seed=7, work=tmp_path / "hf")
@@ -59,7 +59,7 @@ def test_uniform_shuffle_is_transformers_trainer_to_the_last_digit(ner, tiny, tm
     hf_h = [[h[k] for k in names] for h in hf["history"]]
     assert len(ours_h) == 2 and ours_h == hf_h
     assert ours_h[0] != ours_h[1]  # the model moved between the epochs: the agreement is not two constant scores
-    grouped = bench.run_ours(task, tiny, data, replace(hp, group_by_length=True), seed=7)
+    grouped = bench.run_ours(task, tiny, data, hp.replace(group_by_length=True), seed=7)
     assert [[h[k] for k in names] for h in grouped["history"]] != ours_h
 
 
@@ -74,7 +74,7 @@ def test_length_grouped_batches_pad_less_and_depend_on_the_seed_only():
     rng = np.random.default_rng(0)
     lengths = [int(x) for x in rng.integers(5, 200, size=2000)]
     feats = [{"input_ids": [0] * n} for n in lengths]
-    hp = Hyperparams(batch_size=16)
+    hp = Hyperparams(batch_size=16, group_by_length=True)
 
     def epochs(seed: int, n: int = 2) -> list[list[int]]:
         sampler = train_sampler(feats, hp, seed)
@@ -89,7 +89,7 @@ def test_length_grouped_batches_pad_less_and_depend_on_the_seed_only():
     perm = torch.randperm(len(feats), generator=torch.Generator().manual_seed(3)).tolist()
     uniform = [perm[i:i + 16] for i in range(0, len(perm), 16)]
     assert _padding(grouped, lengths) < 0.1 < 0.4 < _padding(uniform, lengths)
-    assert train_sampler(feats, replace(hp, group_by_length=False), 3) is None  # the loader's seedable shuffle
+    assert train_sampler(feats, hp.replace(group_by_length=False), 3) is None  # the loader's seedable shuffle
 
 
 def test_length_sorted_evaluation_gives_the_predictions_of_feature_order(ner, tiny, tmp_path, monkeypatch):
@@ -103,8 +103,8 @@ def test_length_sorted_evaluation_gives_the_predictions_of_feature_order(ner, ti
     assert order != list(range(len(lengths)))  # the fixture's sentences are not already sorted
     assert [lengths[i] for i in order] == sorted(lengths)
 
-    hp = replace(task.defaults, epochs=1, batch_size=8, learning_rate=5e-3, max_length=64)
-    cfg = FinetuneConfig(hp=replace(hp, eval_batch_size=4), seed=1, progress=False)
+    hp = task.defaults.replace(epochs=1, batch_size=8, learning_rate=5e-3, max_length=64)
+    cfg = FinetuneConfig(hp=hp.replace(eval_batch_size=4), seed=1, progress=False)
     sorted_run = finetune_once(task, tiny, data, cfg)
     monkeypatch.setattr(trainer, "length_order", lambda feats: list(range(len(feats))))
     plain_run = finetune_once(task, tiny, data, cfg)

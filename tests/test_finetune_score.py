@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -72,6 +73,78 @@ def test_re_with_and_without_probs(tmp_path):
     short = _write(tmp_path / "s.jsonl", [{**recs[0], "probs": [1.0]}] + recs[1:])
     with pytest.raises(DataError, match=r"s.jsonl:1: probs must be a list of 30"):
         score_file("re", GOLD["re"], short)
+
+
+def _official_auprc(probs: np.ndarray, labels: np.ndarray, classes: list[int]) -> float:
+    """KLUE-baseline's `klue_re_auprc` (functional.py @ 8a03c94), over the given classes: one-vs-rest
+    `precision_recall_curve` of each class's probability, `auc`, the uniform mean, ×100."""
+    from sklearn.metrics import auc, precision_recall_curve
+
+    onehot = np.eye(probs.shape[1])[labels]
+    scores = []
+    for c in classes:
+        precision, recall, _ = precision_recall_curve(onehot[:, c], probs[:, c])
+        scores.append(auc(recall, precision))
+    return float(np.average(scores) * 100.0)
+
+
+def _near_flat(n: int, seed: int = 0) -> np.ndarray:
+    """The softmax of an untrained head: logits within 1e-5 of each other, probabilities equal to 6 decimals."""
+    logits = np.random.default_rng(seed).normal(scale=1e-5, size=(n, 30))
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def _re_records(gold: list[dict], probs: np.ndarray, labels: list[str]) -> list[dict]:
+    return [{"guid": g["guid"], "label": labels[int(p.argmax())], "probs": [float(x) for x in p]}
+            for g, p in zip(gold, probs, strict=True)]
+
+
+def test_re_auprc_of_a_near_flat_softmax_is_the_official_formula_on_the_full_precision(tmp_path):
+    """`klue score re` scores the probabilities as written: a near-flat softmax (what a barely trained head gives)
+    equals KLUE-baseline's formula on the raw probabilities, and rounding them to 6 decimals, as predictions files
+    once were, turns them into ties and changes the score: the full precision is what makes it right."""
+    task = get_task("re", FX)
+    gold = _gold("re")
+    labels = np.array([task.labels.index(g["label"]) for g in gold])
+    present = sorted(set(labels.tolist()))  # the fixture's classes; absent ones are left out (finetune.metrics)
+    probs = _near_flat(len(gold))
+    m = score_file("re", GOLD["re"], _write(tmp_path / "p.jsonl", _re_records(gold, probs, task.labels)))["metrics"]
+    assert m["auprc"] == pytest.approx(_official_auprc(probs, labels, present), abs=1e-6)
+    rounded = np.round(probs, 6)
+    assert len(np.unique(rounded)) <= 3  # three values left for 2,400 probabilities: ties everywhere
+    m6 = score_file("re", GOLD["re"], _write(tmp_path / "r.jsonl", _re_records(gold, rounded, task.labels)))["metrics"]
+    assert m6["auprc"] == pytest.approx(_official_auprc(rounded, labels, present), abs=1e-6)
+    assert abs(m6["auprc"] - m["auprc"]) > 5  # what the rounding did to the old predictions files
+
+
+def test_re_auprc_of_tied_probabilities_is_pinned(tmp_path):
+    """Equal probabilities everywhere: each class's PR curve is the two points (recall 1, its prevalence) and
+    (0, 1), area (1 + prevalence) / 2, and the prevalences of k classes in gold sum to 1, so the score is
+    100 (1 + 1/k) / 2 exactly, whatever the gold: 62.5 for the fixture's 4 relations (51.67 on the official dev
+    set's 30). Ties are scored as KLUE-baseline scores them; only rounding must not create them."""
+    task = get_task("re", FX)
+    gold = _gold("re")
+    k = len({g["label"] for g in gold})
+    probs = np.full((len(gold), 30), 1 / 30)
+    m = score_file("re", GOLD["re"], _write(tmp_path / "t.jsonl", _re_records(gold, probs, task.labels)))["metrics"]
+    assert k == 4 and m["auprc"] == pytest.approx(100 * (1 + 1 / k) / 2, abs=1e-9)
+
+
+def test_re_auprc_equals_klue_baseline_on_the_official_dev_set(shared_data, tmp_path):
+    """On the shared KLUE-RE v1.1 dev file every one of the 30 classes occurs, so the score is KLUE-baseline's
+    `klue_re_auprc` over all 30, to 1e-6, for a near-flat softmax and for the exact tie."""
+    task = get_task("re", shared_data / "klue")
+    dev = next((shared_data / "klue" / "re").glob(task.files.dev_glob))
+    gold = json.loads(dev.read_text(encoding="utf-8"))
+    labels = np.array([task.labels.index(g["label"]) for g in gold])
+    assert len(set(labels.tolist())) == 30
+    for name, probs in (("flat", _near_flat(len(gold), seed=1)), ("tie", np.full((len(gold), 30), 1 / 30))):
+        path = _write(tmp_path / f"{name}.jsonl", _re_records(gold, probs, task.labels))
+        m = score_file("re", dev, path)["metrics"]
+        assert m["auprc"] == pytest.approx(_official_auprc(probs, labels, list(range(30))), abs=1e-6), name
+        assert "auprc_classes_absent_from_gold" not in m
+    assert m["auprc"] == pytest.approx(100 * (1 + 1 / 30) / 2, abs=1e-6)
 
 
 def test_guid_mismatches_are_errors(tmp_path):

@@ -175,6 +175,15 @@ class CollectStage(Stage[CollectParams]):
     version = "1"
     sources_model = SourceSpec
 
+    @classmethod
+    def recipe_warnings(cls, recipe: RecipeView) -> list[str]:
+        """A source without a licence: the model card then says the licence is unknown (corpora/licenses.py)."""
+        from corpora.licenses import classify
+
+        return [f"sources.{i}.license: source {spec.name!r} has no licence; the model card will say the licence "
+                f"of the text is unknown (set e.g. license: \"CC BY-SA 4.0\")"
+                for i, spec in enumerate(recipe.sources) if classify(spec.name, spec.license).missing]
+
     def fingerprint(self, ctx: StageContext[CollectParams]) -> dict[str, Any]:
         """Relative path, size and content digest of every matched file: edited, added or removed source files
         change the key; a copy of the corpus elsewhere, or the same bytes with new mtimes, does not.

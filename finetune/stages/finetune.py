@@ -47,11 +47,11 @@ class FinetuneParams(StageParams):
     max_train_examples: int | None = Field(None, ge=1, description="cap (a fixed guid-hash sample); marked ‡")
     max_eval_examples: int | None = Field(None, ge=1)
     max_steps: int | None = Field(None, ge=1, description="cap on optimiser steps per run")
-    hyperparams: dict[str, float | int | bool | str] = Field(
+    hyperparams: dict[str, float | int | bool | str | None] = Field(
         default_factory=dict, description="finetune.tasks.base.Hyperparams fields for every task, e.g. "
                                           "{learning_rate: 1.0e-3, pooling: mean}; a field that only some tasks "
                                           "read (pooling, ptr_values_only) reaches those tasks only")
-    task_hyperparams: dict[str, dict[str, float | int | bool | str]] = Field(
+    task_hyperparams: dict[str, dict[str, float | int | bool | str | None]] = Field(
         default_factory=dict, description="per task, after `hyperparams`: {sts: {epochs: 10}}")
     floors: bool = Field(True, description="also score each task's floor on the same split (TF-IDF + LR / "
                                            "ridge for sentence-level tasks, MRC's sliding window, DST's previous "
@@ -108,55 +108,24 @@ def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
     """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams` (without the fields
     this task does not read, so its metrics.json records what it ran with), then its own `task_hyperparams` (the
     task's win)."""
-    from dataclasses import replace
-
     from finetune.tasks.base import reads_hyperparam
 
     general = {k: v for k, v in p.hyperparams.items() if reads_hyperparam(task, k)}
-    return replace(defaults, **{**general, **p.task_hyperparams.get(task, {})})
+    return defaults.replace(**{**general, **p.task_hyperparams.get(task, {})})
 
 
 def check_hyperparams(hp: dict[str, Any], where: str) -> dict[str, Any]:
-    """Every key a field of `Hyperparams`, every value of its type (an int where an int is expected; a string
-    only for a string field, one of its names: `pooling`). A string given for a number or a flag (YAML reads
-    `3e-5` as one) is converted as pydantic converts it."""
-    from dataclasses import fields
+    """`finetune.tasks.base.check_hyperparams`: the keys and values validated by the `Hyperparams` model."""
+    from finetune.tasks.base import check_hyperparams as check
 
-    from pydantic import TypeAdapter, ValidationError
-
-    from finetune.tasks.base import Hyperparams, check_hyperparam_value
-
-    types = {f.name: f.type if isinstance(f.type, str) else f.type.__name__ for f in fields(Hyperparams)}
-    for key, value in hp.items():
-        if key not in types:
-            raise ValueError(f"{where}.{key}: unknown hyperparameter; one of {', '.join(types)}")
-        kind = types[key]
-        if kind == "str":
-            if not isinstance(value, str):
-                raise ValueError(f"{where}.{key}: expected a string, got {value!r}")
-            try:
-                check_hyperparam_value(key, value)
-            except ValueError as e:
-                raise ValueError(f"{where}.{key}: {e}") from None
-            continue
-        if isinstance(value, str):
-            try:
-                hp[key] = value = TypeAdapter({"bool": bool, "int": int}.get(kind, float)).validate_python(value)
-            except ValidationError:
-                raise ValueError(f"{where}.{key}: expected {kind}, got {value!r}") from None
-        ok = (isinstance(value, bool) if kind == "bool" else
-              isinstance(value, int) and not isinstance(value, bool) if kind == "int" else
-              isinstance(value, (int, float)) and not isinstance(value, bool))
-        if not ok:
-            raise ValueError(f"{where}.{key}: expected {kind}, got {value!r}")
-    return hp
+    return check(hp, where)
 
 
 class FinetuneStage(Stage[FinetuneParams]):
     """Fine-tuning suite over the arm's pretrained model; resumable per (task, init, seed) unit."""
 
     name = "finetune"
-    version = "1"
+    version = "2"  # 2: KLUE-baseline's evaluation cadence and early stopping, RE probabilities unrounded
     inputs = ("pretrain",)
     resumable = True
     input_paths = ("data_dir",)
@@ -210,14 +179,16 @@ class FinetuneStage(Stage[FinetuneParams]):
             "data": f"{p.data_dir} (split {p.split})",
         }
         from finetune.data import _hf_dir, _official_file
+        from finetune.tasks.base import departures
 
         fields = {"learning_rate": "lr", "batch_size": "batch", "epochs": "epochs", "max_length": "max length"}
         for name in p.tasks:
             task = get_task(name)
             chosen = hyperparams_for(p, name, task.defaults)
             hp = ", ".join(f"{short} {getattr(chosen, f)}" for f, short in fields.items())
-            if chosen.pooling != "cls":
-                hp += f", pooling {chosen.pooling}"
+            changed = departures(chosen.model_dump(), task.defaults)
+            if changed:  # what the results table will mark, named before anything runs
+                hp += f" (departs from the baseline: {', '.join(d.split(' (')[0] for d in changed)})"
             # where its data is, without reading it: a missing file shows here, not hours into the run
             root = Path(p.data_dir or ".")
             if not root.is_dir():

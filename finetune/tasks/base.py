@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from finetune.encoders import POOLINGS, set_pooling
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
@@ -32,7 +35,7 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["IGNORE_INDEX", "POOLINGS", "SENTENCE_HEAD_TASKS", "ClassificationTask", "DataError", "DataFiles",
-           "Example", "Feature", "Hyperparams", "MultipleChoiceCollator", "Task", "check_hyperparam_value",
+           "Example", "Feature", "Hyperparams", "MultipleChoiceCollator", "Task", "check_hyperparams", "departures",
            "check_task_hyperparam", "finite_or_none", "load_encoder", "multiple_choice", "reads_hyperparam",
            "require", "sequence_classifier", "token_classifier"]
 
@@ -41,23 +44,38 @@ __all__ = ["IGNORE_INDEX", "POOLINGS", "SENTENCE_HEAD_TASKS", "ClassificationTas
 IGNORE_INDEX = -100
 
 
-@dataclass(frozen=True)
-class Hyperparams:
-    """Defaults from KLUE-baseline's `run_all.sh` for the base/small models; its optimizer is AdamW with
-    eps 1e-8, weight decay 0 and a linear schedule with warmup (`lightning_base.py`)."""
+class Hyperparams(BaseModel):
+    """One fine-tuning run's hyperparameters, validated once, here (pydantic): a recipe's `hyperparams`, `--hp` and
+    the tasks' own defaults all go through this model, so a wrong key or value is an error naming it.
 
-    learning_rate: float = 5e-5
-    batch_size: int = 32
-    max_length: int = 128
-    epochs: int = 4
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.0
-    max_grad_norm: float = 1.0
-    adam_epsilon: float = 1e-8
-    eval_batch_size: int = 64
+    Each task's `defaults` are KLUE-baseline's for the base/small models (`run_all.sh` @ 8a03c94; JGLUE's for the
+    JGLUE tasks); the field defaults here are its script defaults (`run_klue.py`, `lightning_base.py`: AdamW with
+    eps 1e-8, weight decay 0, a linear schedule with warmup). Every value that differs from the task's `defaults`
+    is a departure from the baseline, and the results tables mark the rows that used one (`departures`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    learning_rate: float = Field(5e-5, gt=0)
+    batch_size: int = Field(32, ge=1)
+    max_length: int = Field(128, ge=1)
+    epochs: int = Field(4, ge=1)
+    warmup_ratio: float = Field(0.1, ge=0, le=1)
+    weight_decay: float = Field(0.0, ge=0)
+    max_grad_norm: float = Field(1.0, ge=0)
+    adam_epsilon: float = Field(1e-8, gt=0)
+    # Not a training setting: the evaluation's batch changes no score (`departures` leaves it out).
+    eval_batch_size: int = Field(64, ge=1)
+    # Evaluations per epoch: KLUE-baseline's `val_check_interval 0.25` (run_klue.py:121), i.e. Lightning 1.1 checks
+    # after every int(N / 4) batches of an epoch of N (`finetune.trainer.eval_interval`).
+    evals_per_epoch: int = Field(4, ge=1)
+    # Early stopping: stop after this many evaluations in a row without a strictly better main metric (Lightning's
+    # `EarlyStopping`, run_klue.py:110); None never stops. run_klue.py's default is 5 (:66-70); run_all.sh sets
+    # 100000 or 10000 for YNAT, RE, DP, MRC and WoS, more checks than their epochs hold: None in their defaults.
+    patience: int | None = Field(5, ge=1)
     # Batches of similar length (transformers' LengthGroupedSampler), so little of each batch is padding. A
-    # departure from KLUE-baseline, which shuffles uniformly: False restores its sampler (bench/finetune.py).
-    group_by_length: bool = True
+    # departure from KLUE-baseline, which shuffles uniformly: off by default; the CPU recipes turn it on for speed
+    # (bench/finetune.py measures both).
+    group_by_length: bool = False
     # Keep the peak learning rate after warmup (transformers' `get_constant_schedule_with_warmup`) instead of
     # KLUE-baseline's linear decay to 0. A departure, off by default, for short runs of tiny models that must
     # leave a plateau first: the WoS gates of the 4 x 128 CPU model left their all-"none" plateau within 100 steps
@@ -77,11 +95,57 @@ class Hyperparams:
     # departure, off by default: masked-LM pretraining never trains the [CLS] position, so a small model's [CLS]
     # state says little about the sentence (finetune/README.md, "Departures from KLUE-baseline"). The saved
     # checkpoint keeps it (config.json `classifier_pooling`).
-    pooling: str = "cls"
+    pooling: Literal["cls", "mean"] = "cls"
 
-    def __post_init__(self) -> None:
-        for field in HYPERPARAM_CHOICES:
-            check_hyperparam_value(field, getattr(self, field))
+    def replace(self, **changes: Any) -> Hyperparams:
+        """A copy with `changes`, validated as a new model (pydantic's `model_copy(update=...)` would not)."""
+        return type(self).model_validate({**self.model_dump(), **changes})
+
+
+def check_hyperparams(values: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Some `Hyperparams` fields (a recipe's `hyperparams`, a `--hp`), validated by the model: the given keys with
+    their values converted as pydantic converts them (YAML reads `3e-5` as a string), or a ValueError naming
+    `where`.KEY and what is wrong (an unknown field lists the known ones)."""
+    from pydantic import ValidationError
+
+    try:
+        hp = Hyperparams.model_validate(dict(values))
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"])
+        if err["type"] == "extra_forbidden":
+            raise ValueError(f"{where}.{key}: unknown hyperparameter; one of {', '.join(Hyperparams.model_fields)}"
+                             ) from None
+        raise ValueError(f"{where}.{key}: {err['msg']} (value: {err.get('input')!r})") from None
+    return {k: getattr(hp, k) for k in values}
+
+
+# Fields that change no score: left out of `departures`.
+NOT_SETTINGS = ("eval_batch_size",)
+
+
+def departures(recorded: Mapping[str, Any], defaults: Hyperparams) -> list[str]:
+    """What a run's recorded hyperparameters (its metrics.json `hyperparams`) set otherwise than the task's
+    baseline `defaults`, one "field value (baseline: value)" string each, in field order. A field the record lacks
+    (a run from before the field existed) is reported as unknown, not assumed to be the baseline's."""
+    out = []
+    for name in Hyperparams.model_fields:
+        if name in NOT_SETTINGS:
+            continue
+        base = getattr(defaults, name)
+        if name not in recorded:
+            out.append(f"{name} not recorded (baseline: {_show(base)})")
+        elif recorded[name] != base:
+            out.append(f"{name} {_show(recorded[name])} (baseline: {_show(base)})")
+    return out
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 # The tasks whose model is a sentence-level head over the encoder (sequence classification, regression, multiple
@@ -92,8 +156,6 @@ SENTENCE_HEAD_TASKS = ("ynat", "sts", "nli", "re", "jsts", "jnli", "jcommonsense
 # the other tasks ignore it in a recipe's all-task `hyperparams` (and record their default).
 TASK_ONLY_HYPERPARAMS: dict[str, tuple[str, ...]] = {"ptr_values_only": ("dst",), "pooling": SENTENCE_HEAD_TASKS}
 
-# Hyperparameters whose value is one of a few names
-HYPERPARAM_CHOICES: dict[str, tuple[str, ...]] = {"pooling": POOLINGS}
 
 
 def reads_hyperparam(task: str, field: str) -> bool:
@@ -111,13 +173,6 @@ def check_task_hyperparam(task: str, field: str) -> None:
         raise ValueError(f"{field} is read by the {owners[0]} task only, not by {task}")
     raise ValueError(f"{field} is read by the tasks with a sentence-level head only ({', '.join(owners)}), "
                      f"not by {task}")
-
-
-def check_hyperparam_value(field: str, value: Any) -> None:
-    """Raises ValueError when `field` takes one of a few names and `value` is none of them."""
-    choices = HYPERPARAM_CHOICES.get(field)
-    if choices is not None and value not in choices:
-        raise ValueError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
 
 
 @dataclass(frozen=True)

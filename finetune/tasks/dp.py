@@ -96,7 +96,7 @@ class DpCollator:
 class DpTask(Task):
     name: ClassVar[str] = "dp"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=256, epochs=10,
-                                                  warmup_ratio=0.1)
+                                                  warmup_ratio=0.1, patience=None)  # run_all.sh:57 --patience 10000
     files: ClassVar[DataFiles] = DataFiles("dp", "klue-dp-v1*_train.tsv", "klue-dp-v1*_dev.tsv", "dp")
     labels: ClassVar[list[str]] = DEP_LABELS
 

@@ -35,9 +35,6 @@ Departures from KLUE-baseline (all in finetune/README.md):
   role or a user turn without `state`.
 - The HF `klue`/`wos` copy is not read (one row is a whole dialogue and becomes several examples): use the
   official JSON files.
-- `klue_baseline/metrics/utils.py` has a second `recover_state` whose `append` sits outside its loop (it keeps
-  one slot per turn); the Lightning path the baseline trains with uses `WoSProcessor.recover_state`, followed
-  here.
 - Model inputs are `input_ids` and `attention_mask` only (the baseline passes all-zero segment ids).
 - The decoder's own departures are listed in `finetune.dst_model`; one more is a hyperparameter, off by default:
   `ptr_values_only` trains the generator on the ptr slots' values alone (`Hyperparams`).
@@ -118,7 +115,8 @@ def recover_value(token_ids: list[int], special_ids: set[int], tokenizer: Any) -
 class DstTask(Task):
     name: ClassVar[str] = "dst"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=3e-5, batch_size=16, max_length=510, epochs=5,
-                                                  warmup_ratio=0.1, weight_decay=0.01, eval_batch_size=16)
+                                                  warmup_ratio=0.1, weight_decay=0.01, eval_batch_size=16,
+                                                  patience=None)  # run_all.sh:75 --patience 100000
     files: ClassVar[DataFiles] = DataFiles("wos", "wos-v1*_train.json", "wos-v1*_dev.json", "wos")
     split_unit: ClassVar[str] = "dialogue"
 

@@ -47,7 +47,7 @@ CHOICE_KEYS = tuple(f"choice{i}" for i in range(N_CHOICES))
 class JCommonsenseQaTask(JsonLinesTask):
     name: ClassVar[str] = "jcommonsenseqa"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=64, max_length=64, epochs=4,
-                                                  warmup_ratio=0.1)
+                                                  warmup_ratio=0.1, evals_per_epoch=1, patience=None)
     files: ClassVar[DataFiles] = DataFiles("jcommonsenseqa-v1.3", "train-v1*.json", "valid-v1*.json",
                                            "JCommonsenseQA")
 

@@ -30,7 +30,7 @@ JNLI_LABELS = ["contradiction", "entailment", "neutral"]
 class JnliTask(JsonLinesTask, NliTask):
     name: ClassVar[str] = "jnli"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=128, epochs=4,
-                                                  warmup_ratio=0.1)
+                                                  warmup_ratio=0.1, evals_per_epoch=1, patience=None)
     files: ClassVar[DataFiles] = DataFiles("jnli-v1.3", "train-v1*.json", "valid-v1*.json", "JNLI")
     labels = JNLI_LABELS
 

@@ -57,7 +57,7 @@ from finetune.tasks.mrc import MrcTask, best_answer
 class JsquadTask(MrcTask):
     name: ClassVar[str] = "jsquad"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=384, epochs=3,
-                                                  warmup_ratio=0.1)
+                                                  warmup_ratio=0.1, evals_per_epoch=1, patience=None)
     files: ClassVar[DataFiles] = DataFiles("jsquad-v1.3", "train-v1*.json", "valid-v1*.json", "JSQuAD")
 
     def parse_record(self, rec: dict, where: str) -> Example:

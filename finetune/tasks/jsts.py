@@ -28,7 +28,7 @@ from finetune.tasks.sts import StsTask
 class JstsTask(JsonLinesTask, StsTask):
     name: ClassVar[str] = "jsts"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=128, epochs=4,
-                                                  warmup_ratio=0.1)
+                                                  warmup_ratio=0.1, evals_per_epoch=1, patience=None)
     files: ClassVar[DataFiles] = DataFiles("jsts-v1.3", "train-v1*.json", "valid-v1*.json", "JSTS")
 
     def parse_record(self, rec: dict, where: str) -> Example:

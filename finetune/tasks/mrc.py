@@ -147,7 +147,7 @@ def best_answer(context: str, windows: Sequence[tuple[Feature, np.ndarray]], n_b
 class MrcTask(Task):
     name: ClassVar[str] = "mrc"
     defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=3e-5, batch_size=16, max_length=510, epochs=5,
-                                                  warmup_ratio=0.0)
+                                                  warmup_ratio=0.0, patience=None)  # run_all.sh:66 --patience 100000
     files: ClassVar[DataFiles] = DataFiles(
         "mrc", "klue-mrc-v1*_train.json|[kK]or[qQ]u[aA][dD]*_train.json",
         "klue-mrc-v1*_dev.json|[kK]or[qQ]u[aA][dD]*_dev.json", "mrc")

@@ -77,7 +77,8 @@ def _is_hangul(ch: str) -> bool:
 
 class ReTask(ClassificationTask):
     name: ClassVar[str] = "re"
-    defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=256, epochs=3)
+    defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=256, epochs=3,
+                                                  patience=None)  # run_all.sh:48 --patience 10000
     files: ClassVar[DataFiles] = DataFiles("re", "klue-re-v1*_train.json", "klue-re-v1*_dev.json", "re")
 
     def __init__(self, data_dir: Path | None = None) -> None:
@@ -131,8 +132,11 @@ class ReTask(ClassificationTask):
         probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
         probs /= probs.sum(axis=-1, keepdims=True)
         idx = self.predicted_indices(logits)
+        # Full precision (JSON writes a float64 so that it reads back the same): AUPRC ranks these, and a near-flat
+        # softmax rounded to a few decimals becomes ties, which the trapezoid `auc` of a PR curve rewards (constant
+        # probabilities score ~52, `finetune.metrics.re_auprc`). What is written is what the metric used.
         return [{"guid": examples[f["example_index"]]["guid"], "label": self.labels[int(k)],
-                 "probs": [round(float(x), 6) for x in p]} for f, k, p in zip(features, idx, probs, strict=True)]
+                 "probs": [float(x) for x in p]} for f, k, p in zip(features, idx, probs, strict=True)]
 
     def check_prediction(self, rec: dict, where: str) -> dict:
         super().check_prediction(rec, where)

@@ -17,7 +17,8 @@ YNAT_LABELS = ["정치", "경제", "사회", "생활문화", "세계", "IT과학
 
 class YnatTask(ClassificationTask):
     name: ClassVar[str] = "ynat"
-    defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=128, epochs=4)
+    defaults: ClassVar[Hyperparams] = Hyperparams(learning_rate=5e-5, batch_size=32, max_length=128, epochs=4,
+                                                  patience=None)  # run_all.sh:12 --patience 100000
     files: ClassVar[DataFiles] = DataFiles("ynat", "ynat-v1*_train.json", "ynat-v1*_dev.json", "ynat")
     labels = YNAT_LABELS
 

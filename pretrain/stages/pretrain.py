@@ -66,8 +66,9 @@ class PretrainStage(Stage[PretrainParams]):
 
     name = "pretrain"
     # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain; 4: fp32 export under DeepSpeed, eval masks
-    # per sample (rank-independent), tokens/s of training steps only, MFU from counted FLOPs, final checkpoint
-    version = "4"
+    # per sample (rank-independent), tokens/s of training steps only, MFU from counted FLOPs, final checkpoint;
+    # 5: the model card (final/README.md, and LICENSE for mixed licences), `hardware` in the meta
+    version = "5"
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
@@ -196,8 +197,13 @@ class PretrainStage(Stage[PretrainParams]):
         else:
             launch(cfg_path, p.num_processes, deepspeed=p.deepspeed is not None)
             summary = json.loads((ctx.out_dir / "summary.json").read_text())
+        from pretrain.card_facts import hardware_here
+
+        hardware = hardware_here(p.num_processes, p.threads)
+        write_card(ctx, summary, hardware)
         return StageResult(meta={
             "final_dir": "final",
+            "hardware": hardware,
             "metrics": "metrics.jsonl",
             "plots": ["loss_curve.png"],
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
@@ -205,6 +211,25 @@ class PretrainStage(Stage[PretrainParams]):
                                                    "params", "world_size")},
             **({"parent": parent} if parent else {}),
         })
+
+
+def write_card(ctx: StageContext[PretrainParams], summary: dict[str, Any], hardware: str) -> None:
+    """`final/README.md`, the model card of the data and the training (pretrain/card.py), and `final/LICENSE`
+    when the sources' licences differ. Data facts come from every upstream stage folder (`upstream`: this
+    stage's key covers theirs). Nothing outside the key goes in (not the recipe's name, not the arm: arms and
+    recipes that agree up to here share this folder); fine-tuning scores come later, from `klue export`."""
+    from pipeline.manifest import environment, upstream
+    from pretrain.card import write_model_card
+    from pretrain.card_facts import gather, sources_of
+    from pretrain.train import read_metrics
+
+    rows = read_metrics(ctx.out_dir / "metrics.jsonl") if (ctx.out_dir / "metrics.jsonl").is_file() else []
+    per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
+    facts = gather(ctx.out_dir / "final", upstream(ctx.inputs), name=None, recipe=None,
+                   sources=sources_of(list(ctx.recipe.sources)), train=ctx.params.model_dump(mode="json"),
+                   summary=summary, hardware=hardware, order_verdict=order_gain_verdict(summary, rows, per_step),
+                   provenance={"klue-pipeline": environment()["klue_version"]})
+    write_model_card(ctx.out_dir / "final", facts)
 
 
 # Where a run leaves the MLM plateau (docs/plateau.md): the first evaluation whose order gain reaches this many

@@ -3,17 +3,19 @@
 Chromium comes from the machine (Debian's `chromium` package: `.ci/run` installs it where apt can); nothing is
 downloaded. `page_facts` opens a file, waits for its load event and returns what the page shows: the title, the
 section headings with the text rendered under each, the elements before the first one, every image with its
-decoded size (0 x 0 when it failed to load), and the tables.
+decoded size (0 x 0 when it failed to load), and the tables. `screenshot` saves a picture of a whole page.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,34 @@ def chromium() -> str | None:
 
 
 def page_facts(html: Path, timeout: float = 60.0) -> dict[str, Any]:
+    with _devtools(timeout) as (ws, deadline):
+        call = _caller(ws)
+        _open(ws, call, html.resolve().as_uri(), deadline)
+        res = call("Runtime.evaluate", expression=FACTS_JS, returnByValue=True)
+        return json.loads(res["result"]["value"])
+
+
+def screenshot(html: Path, png: Path, width: int = 1000, timeout: float = 60.0) -> tuple[int, int]:
+    """A PNG of the whole page (`width` CSS pixels wide, as tall as the page), as the browser renders it; returns
+    (width, height). For pictures in docs (docs/img/model-card.png)."""
+    import base64
+
+    with _devtools(timeout) as (ws, deadline):
+        call = _caller(ws)
+        call("Emulation.setDeviceMetricsOverride", width=width, height=800, deviceScaleFactor=1, mobile=False)
+        _open(ws, call, html.resolve().as_uri(), deadline)
+        height = int(call("Runtime.evaluate", expression="document.documentElement.scrollHeight",
+                          returnByValue=True)["result"]["value"])
+        call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+        shot = call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                    clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
+        png.write_bytes(base64.b64decode(shot["data"]))
+        return width, height
+
+
+@contextlib.contextmanager
+def _devtools(timeout: float) -> Iterator[tuple[Any, float]]:
+    """A headless Chromium with a fresh profile, and a DevTools websocket to its page; killed on exit."""
     import websocket  # websocket-client (the dev extra)
 
     exe = chromium()
@@ -69,7 +99,7 @@ def page_facts(html: Path, timeout: float = 60.0) -> dict[str, Any]:
             ws = websocket.create_connection(target["webSocketDebuggerUrl"], timeout=timeout,
                                              suppress_origin=True)
             try:
-                return _facts(ws, html.resolve().as_uri(), deadline)
+                yield ws, deadline
             finally:
                 ws.close()
         finally:
@@ -77,7 +107,7 @@ def page_facts(html: Path, timeout: float = 60.0) -> dict[str, Any]:
             proc.wait(timeout=30)
 
 
-def _facts(ws: Any, url: str, deadline: float) -> dict[str, Any]:
+def _caller(ws: Any) -> Any:
     ids = iter(range(1, 1_000_000))
 
     def call(method: str, **params: Any) -> dict[str, Any]:
@@ -90,13 +120,16 @@ def _facts(ws: Any, url: str, deadline: float) -> dict[str, Any]:
                     raise RuntimeError(f"{method}: {msg['error']}")
                 return msg.get("result", {})
 
+    return call
+
+
+def _open(ws: Any, call: Any, url: str, deadline: float) -> None:
+    """Navigate to `url` and wait for its load event (every image decoded or failed)."""
     call("Page.enable")
     call("Page.navigate", url=url)
-    while True:  # the load event: every image decoded or failed
+    while True:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{url} did not finish loading")
         msg = json.loads(ws.recv())
         if msg.get("method") == "Page.loadEventFired":
             break
-    res = call("Runtime.evaluate", expression=FACTS_JS, returnByValue=True)
-    return json.loads(res["result"]["value"])

@@ -1,0 +1,145 @@
+"""The facts a model card states (`CardFacts`), gathered from one run's files: the upstream stage folders and
+their manifests, the recipe's sources and licences, the pretrain params and summary, the model folder's
+config.json and tokenizer_config.json. pretrain/card.py turns them into the card; pretrain/card_sections.py
+writes its sections.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpora.licenses import CardLicense, card_license
+from pipeline.stage import StageInput
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The fine-tuning part of a card (pretrain/card_scores.py builds it from the finetune stage's runs): the
+    results table in markdown, the pretrained row as `EvalResult`s, and limitations read from the runs."""
+
+    markdown: str
+    results: list[Any]  # huggingface_hub.EvalResult
+    limitations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CardFacts:
+    """Everything a card states, gathered from one run's files (`gather`)."""
+
+    name: str  # the model's name in the card and `model-index`
+    recipe: str | None
+    language: str
+    license: CardLicense
+    stages: dict[str, StageInput]  # the upstream stage folders by name (collect .. encode, vocab)
+    train: dict[str, Any]  # the pretrain stage's params (train_config.json)
+    summary: dict[str, Any]  # summary.json (or a checkpoint's own numbers)
+    config: dict[str, Any]  # the model folder's config.json
+    tokenizer: dict[str, Any]  # the model folder's tokenizer_config.json
+    hardware: str | None = None
+    order_verdict: str | None = None
+    arm: str | None = None  # the arm, for `klue export`'s card (the stage's card must not depend on it)
+    checkpoint: dict[str, Any] | None = None  # {"step", "tokens"} of an exported checkpoint
+    evaluation: Evaluation | None = None
+    files: tuple[str, ...] = ()  # extra files beside the card that it links (loss_curve.png, report.html)
+    provenance: dict[str, Any] = field(default_factory=dict)  # pretrain key, klue version, ...
+
+    @property
+    def mask_token(self) -> str:
+        return str(self.tokenizer.get("mask_token") or "[MASK]")
+
+    def params(self, stage: str) -> dict[str, Any]:
+        s = self.stages.get(stage)
+        return (s.manifest.get("params") or {}) if s else {}
+
+    def meta(self, stage: str) -> dict[str, Any]:
+        s = self.stages.get(stage)
+        return (s.manifest.get("meta") or {}) if s else {}
+
+    def report(self, stage: str) -> dict[str, Any]:
+        return self.meta(stage).get("report") or {}
+
+
+def gather(model_dir: Path, stages: Mapping[str, StageInput], *, name: str | None, recipe: str | None,
+           sources: list[tuple[str, str | None]], train: dict[str, Any], summary: dict[str, Any],
+           **extra: Any) -> CardFacts:
+    """The facts of a card for the model folder `model_dir` (its config.json and tokenizer_config.json), the
+    run's upstream stage folders, the recipe's name and (source, licence) pairs, the pretrain params and
+    summary; `extra` sets the optional `CardFacts` fields. Without a `name`, the model is named by what it is
+    (`modernbert-tiny-ko`)."""
+    vocab = stages.get("vocab")
+    language = ((vocab.manifest.get("params") or {}).get("language") if vocab else None) or "ko"
+    config = read_json(model_dir / "config.json")
+    name = name or f"{config.get('model_type', 'encoder')}-{train.get('model', 'model')}-{language}"
+    return CardFacts(name=model_name(name), recipe=recipe, language=language, license=card_license(sources),
+                     stages=dict(stages), train=train, summary=summary, config=config,
+                     tokenizer=read_json(model_dir / "tokenizer_config.json"), **extra)
+
+
+def model_name(text: str) -> str:
+    """A name as the Hub spells a repository: letters, digits, '-', '_' and '.' (an arm `pii=off` -> `pii-off`)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._") or "model"
+
+
+def sources_of(recipe_sources: list[Any]) -> list[tuple[str, str | None]]:
+    """(name, licence) of the recipe's sources: `SourceSpec` objects (a stage's `ctx.recipe`) or their JSON
+    (run.json's recipe snapshot)."""
+    out = []
+    for s in recipe_sources:
+        get = s.get if isinstance(s, dict) else (lambda k, _s=s: getattr(_s, k, None))
+        out.append((str(get("name")), get("license")))
+    return out
+
+
+# -------------------------------------------------------------------------------------------------------
+# facts that are not simply read
+
+
+def hardware_here(num_processes: int, threads: int | None) -> str:
+    """The machine a run is training on now: its GPUs by name, or the CPU model, cores and torch threads."""
+    import os
+    import platform
+
+    import torch
+
+    if torch.cuda.is_available():
+        return f"{num_processes} x {torch.cuda.get_device_name(0)}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    used = threads or torch.get_num_threads()
+    return (f"CPU: {cpu}, {os.cpu_count()} cores, {num_processes} process{'es' if num_processes > 1 else ''} x "
+            f"{used} torch thread{'s' if used > 1 else ''}")
+
+
+def hardware_recorded(meta: Mapping[str, Any], summary: Mapping[str, Any], manifest: Mapping[str, Any]) -> str | None:
+    """What a finished run recorded about its machine: the stage's `hardware` meta (runs since the card), else
+    the GPU its MFU was measured against, else "CPU" and the platform of its manifest."""
+    if meta.get("hardware"):
+        return str(meta["hardware"])
+    peak = summary.get("peak") or {}
+    world = summary.get("world_size") or 1
+    if peak.get("label"):
+        return f"{world} x {peak['label']}"
+    plat = manifest.get("platform")
+    return f"CPU ({plat})" if plat else None
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object file, {} when absent (an older run's folder lacks some), a ValueError naming it when broken."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from None
+    return data if isinstance(data, dict) else {}
