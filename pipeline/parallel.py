@@ -94,7 +94,7 @@ def environment() -> dict[str, str]:
     # a PEP 508 requirement starts with the distribution's name
     names = {re.match(r"[A-Za-z0-9._-]+", r)[0] for r in metadata.requires("klue-pipeline") or []  # type: ignore[index]
              if "extra ==" not in r or any(f'extra == "{x}"' in r for x in OUTPUT_EXTRAS)}
-    from pipeline.stage import package_versions
+    from pipeline.versions import package_versions
 
     return {"python": platform.python_version(), "klue-pipeline files": h.hexdigest()[:16],
             **package_versions(*sorted(names | {"ray"}))}

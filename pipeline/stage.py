@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, get_args, get_origin
 
@@ -283,18 +282,6 @@ class ReportSection:
     title: str
     markdown: str
     figures: list[Any] = field(default_factory=list)  # pipeline.plots.Figure
-
-
-def package_versions(*dists: str) -> dict[str, str]:
-    """Installed versions of distributions ("missing" when absent), for a stage's `fingerprint`: code outside
-    this project whose upgrade can change the stage's output (MeCab's dictionary, `tokenizers`)."""
-    out = {}
-    for d in dists:
-        try:
-            out[d] = metadata.version(d)
-        except metadata.PackageNotFoundError:
-            out[d] = "missing"
-    return out
 
 
 class Stage(Generic[P]):

@@ -85,7 +85,7 @@ def fp32_master_state(module: Any) -> dict[str, Any]:
 
 def find_step(run_dir: Path, step: int | None) -> Path:
     """The checkpoint folder of `step`, or the newest complete one when `step` is None."""
-    from pretrain.train import CHECKPOINTS, STATE_FILE
+    from pretrain.config import CHECKPOINTS, STATE_FILE
 
     ckpts = sorted(c for c in (run_dir / CHECKPOINTS).glob("step-*") if (c / STATE_FILE).is_file())
     if not ckpts:
@@ -121,7 +121,7 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
     from transformers import AutoTokenizer
 
     from pretrain.architectures import build_config
-    from pretrain.train import STATE_FILE, TrainConfig
+    from pretrain.config import STATE_FILE, TrainConfig
 
     cfg_path = config or run_dir / "train_config.json"
     if not cfg_path.is_file():

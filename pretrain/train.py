@@ -24,43 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import model_validator
-
 from pipeline import io
+from pretrain.config import CHECKPOINTS, STATE_FILE, TrainConfig
 from pretrain.export import export_final, fp32_master_state
 from pretrain.flops import Peak, peak_for, step_flops
-from pretrain.stages.pretrain import PretrainParams
 
-CHECKPOINTS = "checkpoints"
-STATE_FILE = "train_state.json"
 EVAL_STEP = 2**40  # the "step" coordinate of evaluation masks: fixed, so every evaluation sees the same masks
 DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
-
-
-class TrainConfig(PretrainParams):
-    """Everything the loop needs: the pretrain stage's params (`PretrainParams`, the recipe's
-    `stages.pretrain`), plus the run's paths and seed, `max_steps` resolved (epochs applied), and optimizer
-    constants that recipes do not set. The stage writes it as `train_config.json` next to its outputs."""
-
-    max_steps: int = 500
-    encode_dir: str
-    tokenizer_dir: str
-    out_dir: str
-    seed: int = 42
-    adam_betas: tuple[float, float] = (0.9, 0.98)  # RoBERTa's (Liu et al. 2019, sec. 3.1)
-    adam_eps: float = 1e-6
-    min_lr_ratio: float = 0.0
-    halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
-    clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
-
-    @model_validator(mode="before")
-    @classmethod
-    def _legacy_names(cls, data: Any) -> Any:
-        """train_config.json files written before the config was built from PretrainParams."""
-        if isinstance(data, dict):
-            renames = {"model_size": "model", "micro_batch_size": "batch_size"}
-            data = {renames.get(k, k): v for k, v in data.items()}
-        return data
 
 
 class Halted(RuntimeError):

@@ -24,9 +24,9 @@ from pipeline.stage import (
     StageParams,
     StageResult,
     funnels_from_tallies,
-    package_versions,
     tally,
 )
+from pipeline.versions import package_versions
 
 
 class PiiDetectParams(StageParams):

@@ -34,9 +34,9 @@ from pipeline.stage import (
     StageParams,
     StageResult,
     funnels_from_tallies,
-    package_versions,
     tally,
 )
+from pipeline.versions import package_versions
 
 EXCERPT = 300  # characters of the scored unit kept per sample
 BINS = 10  # score histogram in the report

@@ -115,7 +115,7 @@ class Check:
 def env(c: Check) -> dict[str, Any]:
     import torch
 
-    from pipeline.stage import package_versions
+    from pipeline.versions import package_versions
 
     out: dict[str, Any] = {"python": platform.python_version(), "torch": torch.__version__,
                            "cuda": torch.version.cuda, "cuda_available": torch.cuda.is_available(),

@@ -11,54 +11,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from pipeline import io
-from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
-from pretrain.architectures import ArchitectureName, SizeName
+from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageResult
+from pretrain.config import PretrainParams
 from pretrain.stages.encode import tokenizer_dir
-
-
-class PretrainParams(StageParams):
-    """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
-    precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
-
-    architecture: ArchitectureName = Field("roberta", description="a stock masked-LM class (pretrain/architectures.py): "
-                                           "roberta (KLUE's), xlm-roberta-xl, roformer or modernbert")
-    model: SizeName = "tiny"
-    model_overrides: dict[str, int | float] = Field(default_factory=dict,
-                                                    description="config fields of the architecture's class, "
-                                                                "e.g. num_hidden_layers")
-    seq_len: int = Field(128, ge=8)
-    batch_size: int = Field(32, ge=1, description="micro-batch per process")
-    grad_accum: int = Field(1, ge=1)
-    lr: float = Field(1e-3, gt=0)
-    weight_decay: float = 0.01
-    warmup_steps: int = Field(50, ge=0)
-    # linear: warmup, then linear decay to the end (RoBERTa's, KLUE's). wsd: warmup, stable at the peak, linear
-    # decay over the last `decay_fraction` of training (warmup-stable-decay; Hu et al. 2024, MiniCPM, arXiv
-    # 2404.06395; Hägele et al. 2024, arXiv 2405.18392, whose 20 % cooldown matches a cosine schedule's loss).
-    schedule: Literal["linear", "wsd"] = "linear"
-    decay_fraction: float = Field(0.2, gt=0, le=1, description="wsd: the share of steps the decay takes")
-    max_steps: int | None = Field(500, ge=1)
-    epochs: float | None = Field(None, gt=0, description="cap on passes over the training tokens")
-    time_budget_s: float | None = Field(None, gt=0, description="wall-clock budget; the LR decays to it")
-    max_grad_norm: float = 1.0
-    mlm_probability: float = Field(0.15, gt=0, lt=1)
-    whole_word_mask: bool = False
-    eval_every: int = Field(100, ge=1)
-    eval_batches: int = Field(10, ge=1)
-    log_every: int = Field(10, ge=1)
-    checkpoint_every: int = Field(100, ge=1)
-    keep_checkpoints: int = Field(2, ge=1)
-    num_processes: int = Field(1, ge=1, description="1: in-process; >1: torchrun (gloo on CPU, nccl on GPU)")
-    deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
-    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
-    threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's)")
-    peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: the GPU's "
-                                      "dense bf16 peak from pretrain.flops.PEAKS)")
 
 
 class PretrainStage(Stage[PretrainParams]):
@@ -141,7 +99,8 @@ class PretrainStage(Stage[PretrainParams]):
         import torch
 
         from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
-        from pretrain.train import TrainConfig, deepspeed_config, resolve_mixed_precision
+        from pretrain.config import TrainConfig
+        from pretrain.train import deepspeed_config, resolve_mixed_precision
 
         p = ctx.params
         vocab = ctx.inputs["vocab"].meta.get("vocab_size")
@@ -180,7 +139,7 @@ class PretrainStage(Stage[PretrainParams]):
         return out
 
     def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
-        from pretrain.train import TrainConfig
+        from pretrain.config import TrainConfig
 
         p = ctx.params
         cfg = TrainConfig.model_validate({
@@ -302,7 +261,8 @@ def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> d
     """
     import shutil
 
-    from pretrain.train import CHECKPOINTS, find_checkpoint
+    from pretrain.config import CHECKPOINTS
+    from pretrain.train import find_checkpoint
 
     if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
         return None

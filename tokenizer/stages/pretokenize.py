@@ -26,9 +26,9 @@ from pipeline.stage import (
     StageParams,
     StageResult,
     funnels_from_tallies,
-    package_versions,
     tally,
 )
+from pipeline.versions import package_versions
 
 
 class PretokenizeParams(StageParams):

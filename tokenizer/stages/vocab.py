@@ -23,8 +23,8 @@ from pipeline.stage import (
     StageContext,
     StageParams,
     StageResult,
-    package_versions,
 )
+from pipeline.versions import package_versions
 from tokenizer.stages.pretokenize import chars_path
 
 

@@ -1,0 +1,85 @@
+"""The pretraining configuration, in one place: `PretrainParams` (the recipe's `stages.pretrain`, what a user sets)
+and `TrainConfig` (those plus what the stage resolves: paths, seed, the step count, optimizer constants), and the
+names of the files a run keeps. A leaf of `pretrain/`: the stage (`pretrain.stages.pretrain`), the loop
+(`pretrain.train`) and the exporter (`pretrain.export`) all read it, and it reads none of them, so they do not
+import each other in a circle.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from pipeline.stage import StageParams
+from pretrain.architectures import ArchitectureName, SizeName
+
+
+class PretrainParams(StageParams):
+    """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
+    precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
+
+    architecture: ArchitectureName = Field("roberta", description="a stock masked-LM class (pretrain/architectures.py): "
+                                           "roberta (KLUE's), xlm-roberta-xl, roformer or modernbert")
+    model: SizeName = "tiny"
+    model_overrides: dict[str, int | float] = Field(default_factory=dict,
+                                                    description="config fields of the architecture's class, "
+                                                                "e.g. num_hidden_layers")
+    seq_len: int = Field(128, ge=8)
+    batch_size: int = Field(32, ge=1, description="micro-batch per process")
+    grad_accum: int = Field(1, ge=1)
+    lr: float = Field(1e-3, gt=0)
+    weight_decay: float = 0.01
+    warmup_steps: int = Field(50, ge=0)
+    # linear: warmup, then linear decay to the end (RoBERTa's, KLUE's). wsd: warmup, stable at the peak, linear
+    # decay over the last `decay_fraction` of training (warmup-stable-decay; Hu et al. 2024, MiniCPM, arXiv
+    # 2404.06395; Hägele et al. 2024, arXiv 2405.18392, whose 20 % cooldown matches a cosine schedule's loss).
+    schedule: Literal["linear", "wsd"] = "linear"
+    decay_fraction: float = Field(0.2, gt=0, le=1, description="wsd: the share of steps the decay takes")
+    max_steps: int | None = Field(500, ge=1)
+    epochs: float | None = Field(None, gt=0, description="cap on passes over the training tokens")
+    time_budget_s: float | None = Field(None, gt=0, description="wall-clock budget; the LR decays to it")
+    max_grad_norm: float = 1.0
+    mlm_probability: float = Field(0.15, gt=0, lt=1)
+    whole_word_mask: bool = False
+    eval_every: int = Field(100, ge=1)
+    eval_batches: int = Field(10, ge=1)
+    log_every: int = Field(10, ge=1)
+    checkpoint_every: int = Field(100, ge=1)
+    keep_checkpoints: int = Field(2, ge=1)
+    num_processes: int = Field(1, ge=1, description="1: in-process; >1: torchrun (gloo on CPU, nccl on GPU)")
+    deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
+    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
+    threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's)")
+    peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: the GPU's "
+                                      "dense bf16 peak from pretrain.flops.PEAKS)")
+
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "train_state.json"
+
+
+class TrainConfig(PretrainParams):
+    """Everything the loop needs: the pretrain stage's params (`PretrainParams`, the recipe's
+    `stages.pretrain`), plus the run's paths and seed, `max_steps` resolved (epochs applied), and optimizer
+    constants that recipes do not set. The stage writes it as `train_config.json` next to its outputs."""
+
+    max_steps: int = 500
+    encode_dir: str
+    tokenizer_dir: str
+    out_dir: str
+    seed: int = 42
+    adam_betas: tuple[float, float] = (0.9, 0.98)  # RoBERTa's (Liu et al. 2019, sec. 3.1)
+    adam_eps: float = 1e-6
+    min_lr_ratio: float = 0.0
+    halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
+    clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_names(cls, data: Any) -> Any:
+        """train_config.json files written before the config was built from PretrainParams."""
+        if isinstance(data, dict):
+            renames = {"model_size": "model", "micro_batch_size": "batch_size"}
+            data = {renames.get(k, k): v for k, v in data.items()}
+        return data
