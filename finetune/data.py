@@ -8,7 +8,6 @@ Which files were used, how they were split and how many examples were kept is re
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
     from finetune.tasks.base import Task
 
 __all__ = ["DataError", "SplitMode", "TaskData", "cap", "check_unique_guids", "guid_bucket", "json_safe",
-           "load_json_list", "load_task_data", "read_jsonl", "split_by_guid", "write_json", "write_jsonl"]
+           "load_json_list", "load_task_data", "read_jsonl", "split_by_guid", "write_json"]
 
 SplitMode = Literal["auto", "official", "dev-split"]
 
@@ -162,10 +161,6 @@ def _with_guid(rec: dict[str, Any], task: Task, split: str, row: int) -> dict[st
     if "guid" not in rec:
         rec = {**rec, "guid": f"{task.name}-hf-{split}-{row:05d}"}
     return rec
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
-    io.write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
 def json_safe(obj: Any) -> Any:

@@ -201,9 +201,10 @@ def run_floor(task_name: str, data_dir: Path, output: Path, split: SplitMode = "
     finetune --max-train-examples` does: the same sample)."""
     if task_name == "mrc":
         return run_mrc_floor(data_dir, output, split, eval_fraction, max_eval, max_words, label=label)
-    from finetune.data import load_task_data, write_json, write_jsonl
+    from finetune.data import load_task_data, write_json
     from finetune.registry import get_task
     from pipeline import io
+    from pipeline.io import write_jsonl
 
     task = get_task(task_name, data_dir=data_dir)
     data = load_task_data(task, data_dir, split=split, eval_fraction=eval_fraction, max_train=max_train,
@@ -232,9 +233,10 @@ def run_mrc_floor(data_dir: Path, output: Path, split: SplitMode = "auto", eval_
     """Scores the floor on the evaluation examples of `klue finetune mrc` with the same data arguments and
     writes `predictions.jsonl`, `metrics.json` (the layout of a run's, seeds empty: it is deterministic) and
     `summary.txt` under `output`."""
-    from finetune.data import load_task_data, write_json, write_jsonl
+    from finetune.data import load_task_data, write_json
     from finetune.registry import get_task
     from pipeline import io
+    from pipeline.io import write_jsonl
 
     task = get_task("mrc", data_dir=data_dir)
     data = load_task_data(task, data_dir, split=split, eval_fraction=eval_fraction, max_eval=max_eval)

@@ -375,8 +375,9 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     whether a run was interrupted or not. `model_ref` is what `metrics.json` names the model by (default: the
     folder's path; the pipeline's stage gives a path relative to its workdir).
     """
-    from finetune.data import write_json, write_jsonl
+    from finetune.data import write_json
     from pipeline import io
+    from pipeline.io import write_jsonl
 
     output = Path(output)
     model_dir = Path(model_dir)

@@ -122,3 +122,14 @@ def bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
     if n > 1:
         ax.legend(fontsize="small", ncol=min(n, 4))
     return _png(fig)
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A markdown table's lines (cells escaped): the one table writer of the report, its stage sections and the
+    model card; beside the figures, the report's other building block."""
+    def esc(x: str) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return out

@@ -15,6 +15,7 @@ from typing import Any
 
 from pipeline import io
 from pipeline.manifest import MANIFEST, result_problems
+from pipeline.plots import md_table
 from pipeline.runner import RUN_JSON
 from pipeline.stage import ArmOutput, Funnel, ReportSection, Stage, StageResult
 
@@ -372,16 +373,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
-
-
-def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A markdown table's lines (cells escaped); the one table writer of the report and its stage sections."""
-    def esc(x: str) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------------

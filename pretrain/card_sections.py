@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pipeline.report import md_table
+from pipeline.plots import md_table
 from pretrain.card_facts import CardFacts
 
 # the fill-mask example of the card, per language (the mask token is put in from the tokenizer)

@@ -8,10 +8,8 @@ sentences full of near-misses (dates, times, prices, counts, serial numbers) tha
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 
 from corpora.pii import validators as v
 
@@ -163,10 +161,3 @@ def generate(n: int, seed: int = 0, near_miss_rate: float = 0.5) -> Iterator[dic
         yield doc.record()
 
 
-def write_jsonl(path: Path, records) -> int:
-    n = 0
-    with open(path, "w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-            n += 1
-    return n

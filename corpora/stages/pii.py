@@ -135,7 +135,7 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """What each arm's text lost to replacement: spans, documents and characters changed per type, arms
         side by side (the `pii: [on, off]` ablation's difference, since everything else is shared)."""
-        from pipeline.report import md_table
+        from pipeline.plots import md_table
 
         rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
                 and "per_type" in o.meta["report"]]

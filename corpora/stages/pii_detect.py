@@ -142,8 +142,7 @@ class PiiDetectStage(Stage[PiiDetectParams]):
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """Spans found per type (a chart and a table), per folder: detection is shared by the arms of a PII
         ablation (stand-off spans), so there is usually one column."""
-        from pipeline.plots import Figure, bars
-        from pipeline.report import md_table
+        from pipeline.plots import Figure, bars, md_table
 
         rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
                 and "spans_per_type" in o.meta["report"]]

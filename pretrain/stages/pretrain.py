@@ -53,8 +53,7 @@ class PretrainStage(Stage[PretrainParams]):
         """Loss curves of every arm on one set of axes, against tokens seen (training loss, the held-out loss at
         [MASK] inputs, and the word-order gain: what shuffling the context costs the model at [MASK], ~0 while
         it predicts from the bag of words), the summary numbers, and where each arm left the plateau."""
-        from pipeline.plots import Figure, panels
-        from pipeline.report import md_table
+        from pipeline.plots import Figure, md_table, panels
 
         curves, per_step = _curves(outputs)
         if not curves:

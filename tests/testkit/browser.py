@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -82,10 +84,13 @@ def _devtools(timeout: float) -> Iterator[tuple[Any, float]]:
     exe = chromium()
     if exe is None:
         raise FileNotFoundError(f"no Chromium on PATH (tried {', '.join(CANDIDATES)})")
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes (renderer, crashpad) may still write into the profile for a moment after the
+    # browser is gone: the whole process group is killed, and a profile file left behind is not an error.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         proc = subprocess.Popen([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                  "--disable-extensions", f"--user-data-dir={profile}", "--remote-debugging-port=0",
-                                 "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                 "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
         try:
             port_file = Path(profile) / "DevToolsActivePort"
             deadline = time.monotonic() + timeout
@@ -103,7 +108,8 @@ def _devtools(timeout: float) -> Iterator[tuple[Any, float]]:
             finally:
                 ws.close()
         finally:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
 
 

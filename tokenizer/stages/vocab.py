@@ -69,7 +69,7 @@ class VocabStage(Stage[VocabParams]):
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """The vocabulary of each arm and its fidelity on the report texts (tokenizer/fidelity.py: share of
         words split only at morpheme boundaries, tokens per character and per word, UNK rate)."""
-        from pipeline.report import md_table
+        from pipeline.plots import md_table
 
         if not any("vocab_size" in o.meta for o in outputs):
             return None
