@@ -35,8 +35,7 @@ def export_run(workdir: Path, to: Path, arm: str | None = None, force: bool = Fa
     from pretrain.card import write_card
     from pretrain.card_facts import gather, hardware_recorded, model_name, read_json, sources_of
     from pretrain.card_scores import evaluation
-    from pretrain.stages.pretrain import order_gain_verdict
-    from pretrain.train import read_metrics
+    from pretrain.stages.pretrain import run_order_verdict
 
     run = read_run(workdir)
     rec = choose_arm(run, arm, workdir)
@@ -52,8 +51,6 @@ def export_run(workdir: Path, to: Path, arm: str | None = None, force: bool = Fa
     if to.exists() and not (force and to.is_dir()):
         raise CardSourceError(f"{to}: already exists; choose another --to or pass --force to replace it")
     summary = read_json(pre.path / "summary.json")
-    rows = read_metrics(pre.path / "metrics.jsonl") if (pre.path / "metrics.jsonl").is_file() else []
-    per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
     report = workdir / "report.html"
     if not report.is_file() and run.get("status") == "ok":
         write_report(workdir)
@@ -69,7 +66,7 @@ def export_run(workdir: Path, to: Path, arm: str | None = None, force: bool = Fa
                    recipe=recipe.get("name"), sources=sources_of(recipe.get("sources") or []),
                    train=pre.manifest.get("params") or {}, summary=summary,
                    hardware=hardware_recorded(pre.meta, summary, pre.manifest),
-                   order_verdict=order_gain_verdict(summary, rows, per_step),
+                   order_verdict=run_order_verdict(pre.path, summary),
                    arm=rec["name"] if several else None, evaluation=evaluation(finetune) if finetune else None,
                    files=tuple(files), provenance=provenance)
     from pretrain.card import build_card

@@ -318,6 +318,8 @@ def test_pooling_values_and_tasks_without_a_sentence_head_are_refused():
     p = FinetuneParams(tasks=["ynat", "ner"], data_dir=str(FX), hyperparams={"pooling": "mean",
                                                                               "learning_rate": "3e-5"})
     assert p.hyperparams["learning_rate"] == 3e-5  # YAML reads 3e-5 as a string; converted as before
+    per_task = FinetuneParams(tasks=["ynat"], data_dir=str(FX), task_hyperparams={"ynat": {"learning_rate": "3e-5"}})
+    assert per_task.task_hyperparams["ynat"]["learning_rate"] == 3e-5  # so the stage's key sees a number there too
     assert hyperparams_for(p, "ynat", get_task("ynat").defaults).pooling == "mean"
     assert hyperparams_for(p, "ner", get_task("ner").defaults).pooling == "cls"
     with pytest.raises(ValueError, match="task_hyperparams.ner.pooling: pooling is read by the tasks with a "

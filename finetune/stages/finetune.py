@@ -68,18 +68,21 @@ class FinetuneParams(StageParams):
     @field_validator("hyperparams")
     @classmethod
     def _known_fields(cls, v: dict[str, Any]) -> dict[str, Any]:
+        from finetune.tasks.base import check_hyperparams
+
         return check_hyperparams(v, "hyperparams")
 
     @model_validator(mode="after")
     def _task_overrides(self) -> FinetuneParams:
         from finetune.registry import resolve_name
-        from finetune.tasks.base import check_task_hyperparam
+        from finetune.tasks.base import check_hyperparams, check_task_hyperparam
 
         for name, hp in self.task_hyperparams.items():
             task = resolve_name(name)  # a RegistryError (ValueError) naming the known tasks
             if task not in self.tasks:
                 raise ValueError(f"task_hyperparams.{name}: {task!r} is not in tasks ({', '.join(self.tasks)})")
-            check_hyperparams(hp, f"task_hyperparams.{name}")
+            # the values as the model converts them (YAML reads 3e-5 as a string), so the key sees numbers
+            self.task_hyperparams[name] = hp = check_hyperparams(hp, f"task_hyperparams.{name}")
             for key in hp:
                 try:
                     check_task_hyperparam(task, key)
@@ -112,13 +115,6 @@ def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
 
     general = {k: v for k, v in p.hyperparams.items() if reads_hyperparam(task, k)}
     return defaults.replace(**{**general, **p.task_hyperparams.get(task, {})})
-
-
-def check_hyperparams(hp: dict[str, Any], where: str) -> dict[str, Any]:
-    """`finetune.tasks.base.check_hyperparams`: the keys and values validated by the `Hyperparams` model."""
-    from finetune.tasks.base import check_hyperparams as check
-
-    return check(hp, where)
 
 
 class FinetuneStage(Stage[FinetuneParams]):

@@ -179,13 +179,10 @@ def write_card(ctx: StageContext[PretrainParams], summary: dict[str, Any], hardw
     from pipeline.manifest import environment, upstream
     from pretrain.card import write_model_card
     from pretrain.card_facts import gather, sources_of
-    from pretrain.train import read_metrics
 
-    rows = read_metrics(ctx.out_dir / "metrics.jsonl") if (ctx.out_dir / "metrics.jsonl").is_file() else []
-    per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
     facts = gather(ctx.out_dir / "final", upstream(ctx.inputs), name=None, recipe=None,
                    sources=sources_of(list(ctx.recipe.sources)), train=ctx.params.model_dump(mode="json"),
-                   summary=summary, hardware=hardware, order_verdict=order_gain_verdict(summary, rows, per_step),
+                   summary=summary, hardware=hardware, order_verdict=run_order_verdict(ctx.out_dir, summary),
                    provenance={"klue-pipeline": environment()["klue_version"]})
     write_model_card(ctx.out_dir / "final", facts)
 
@@ -225,6 +222,15 @@ def order_gain_verdict(report: dict[str, Any], rows: list[dict[str, Any]], token
     first = plateau_marks(rows, tokens_per_step)[EXIT_MARK]
     since = f"; it first reached {EXIT_GAIN} at {first}" if first[0].isdigit() else ""
     return f"{head}{since}): the model uses word order."
+
+
+def run_order_verdict(run_dir: Path, summary: dict[str, Any]) -> str | None:
+    """`order_gain_verdict` of a finished run folder: its summary.json and metrics.jsonl (none: no marks)."""
+    from pretrain.train import read_metrics
+
+    rows = read_metrics(run_dir / "metrics.jsonl") if (run_dir / "metrics.jsonl").is_file() else []
+    per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
+    return order_gain_verdict(summary, rows, per_step)
 
 
 def _tokens(n: float) -> str:
