@@ -3,7 +3,7 @@ every step (`StateTracker.decode_all_rows`, the baseline's way) against only the
 token (the default), same model, batches, seed and threads, in one run.
 
 Both rows train the same fresh copy of the model for the same steps on the same batches of synthetic WoS
-dialogues (`python -m finetune.wos_synth`), with dropout off and teacher forcing on every step so that the two
+dialogues (`python -m datagen.wos`), with dropout off and teacher forcing on every step so that the two
 are the same computation: the bench checks that their losses agree at every step and stops if they do not.
 Reported: median seconds per optimiser step (forward, backward, AdamW), the share of rows still decoding at each
 decoder step, and the ratio.
@@ -38,14 +38,14 @@ def main() -> None:
     from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    from finetune import wos_synth
+    from datagen import wos
     from finetune.data import load_task_data
     from finetune.registry import get_task
 
     torch.set_num_threads(args.threads)
     hf_logging.set_verbosity_error()  # the head's fresh weights, reported once per model built
     with tempfile.TemporaryDirectory() as tmp:
-        wos_synth.write(Path(tmp), 200, 10, 0)
+        wos.write(Path(tmp), 200, 10, 0)
         task = get_task("dst", data_dir=Path(tmp))
         data = load_task_data(task, Path(tmp), split="official", max_train=args.steps * args.batch_size)
         tokenizer = AutoTokenizer.from_pretrained(args.model)

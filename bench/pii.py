@@ -1,8 +1,9 @@
 """PII detection speed: the `pii_detect` stage against presidio's own BatchAnalyzerEngine running the same
 recognizers on the same input in the same run, with a check that both find exactly the same spans.
 
-Also: time on pathological input (bounded, never a hang), the quality on the shared PII dev set, and the share
-of KLUE dev sentences (already de-identified) with any structured-identifier span.
+Also: time on pathological input (bounded, never a hang); the quality and throughput of ours, presidio's shipped
+recognizers and ko-pii side by side on the shared PII file, the independent held-out split and its garbled copy;
+and the share of KLUE dev sentences (already de-identified) with any structured-identifier span, per detector.
 
     KLUE_DATA_DIR=../shared/data python bench/pii.py [--mb 4] [--skip-quality]
 
@@ -26,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpora.pii.engine import PiiDetector  # noqa: E402
 from corpora.pii.spans import read_spans  # noqa: E402
-from corpora.pii.synth import generate  # noqa: E402
 from corpora.shards import Doc, doc_id, list_shards, meta_json, write_docs  # noqa: E402
 from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage  # noqa: E402
+from datagen.pii.synth import generate  # noqa: E402
 from pipeline.stage import StageContext, StageInput  # noqa: E402
 
 
@@ -65,7 +66,7 @@ def timed(fn):
 
     CPU time, not wall time: on a shared machine other processes stretch wall time by 2-4x from run to run,
     while the work done per core is what "MB/s per core" means."""
-    from corpora.pii.names import is_dictionary_name, known_non_name
+    from corpora.pii.ko.names import is_dictionary_name, known_non_name
 
     is_dictionary_name.cache_clear()
     known_non_name.cache_clear()
@@ -93,7 +94,8 @@ def main() -> None:
     [det.detect(t) for t in texts[:50]]
     import corpora.stages.pii_detect as stage_mod
 
-    stage_mod._detector(PiiDetectParams().threshold, PiiDetectParams().doc_timeout_s, PiiDetectParams().types)  # the stage's own, built
+    params = PiiDetectParams()
+    stage_mod._detector(params.threshold, params.doc_timeout_s, params.types, params.language)  # the stage's own
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "decontaminate"
         for i in range(0, n_docs, args.shard_docs):
@@ -157,18 +159,47 @@ def main() -> None:
 
     if args.skip_quality:
         return
-    from corpora.pii.evaluate import evaluate_file, format_table, klue_sentences, structured_false_positives
+    quality(data, det)
 
-    print("\nquality on pii/ko_pii_eval_corpus.jsonl (development set):")
-    print(format_table(evaluate_file(data / "pii" / "ko_pii_eval_corpus.jsonl", det)))
-    print("\nstructured-identifier spans on KLUE dev sentences (de-identified text; every span is a false positive):")
-    for name, sents in klue_sentences(data).items():
-        r = structured_false_positives(sents)
-        print(f"  {name:<4} {r['with_structured_span']:>4} / {r['sentences']} sentences = {100 * r['rate']:.3f} %"
-              f"  {r['per_type']}")
-        for e in r["examples"][:5]:
-            print(f"       {e['spans']}  <- {e['text'][:80]!r}")
 
+def quality(data: Path, det: PiiDetector) -> None:
+    """Ours, presidio's shipped recognizers and ko-pii side by side (precision, recall per type, throughput) on the
+    shared evaluation file, the independent held-out split (generated here: `klue pii gen`) and its garbled copy
+    (`python -m datagen.pii.garble`), then each one's structured false positives on KLUE dev sentences."""
+    from corpora.pii.evaluate import (
+        KoPii,
+        PresidioShipped,
+        evaluate_file,
+        format_side_by_side,
+        klue_sentences,
+        structured_false_positives,
+    )
+    from datagen.pii.garble import garble_file
+    from datagen.pii.ko import write_split
+
+    detectors = {"klue-pipeline": det, "presidio (shipped)": PresidioShipped(), "ko-pii (shipped)": KoPii()}
+    with tempfile.TemporaryDirectory() as tmp:
+        heldout = write_split(Path(tmp), n_dev=0, n_heldout=1500, seed=0)["heldout"]
+        garbled = Path(tmp) / "heldout-garbled.jsonl"
+        with open(heldout, encoding="utf-8") as f:
+            rows = list(garble_file((json.loads(x) for x in f), seed=0))
+        garbled.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        files = {"pii/ko_pii_eval_corpus.jsonl (shared)": data / "pii" / "ko_pii_eval_corpus.jsonl",
+                 "held-out split (klue pii gen, seed 0)": heldout,
+                 "held-out split, identifiers garbled (seed 0)": garbled}
+        results = {name: {d: evaluate_file(path, detector) for d, detector in detectors.items()}
+                   for name, path in files.items()}
+    print("\nquality and throughput, side by side (throughput: CPU seconds of this process, 1 core):")
+    print(format_side_by_side(results))
+    print("structured-identifier spans on KLUE dev sentences (de-identified text; every span is a false positive):")
+    sentences = klue_sentences(data)
+    for d, detector in detectors.items():
+        for name, sents in sentences.items():
+            r = structured_false_positives(sents, None if detector is det else detector)  # ours: as before
+            print(f"  {d:<20} {name:<4} {r['with_structured_span']:>4} / {r['sentences']} sentences = "
+                  f"{100 * r['rate']:.3f} %  {r['per_type']}")
+            for e in r["examples"][:3]:
+                print(f"       {e['spans']}  <- {e['text'][:80]!r}")
 
 if __name__ == "__main__":
     main()

@@ -54,8 +54,10 @@ def train_tokenizer(texts: list[str], out: Path, vocab_size: int):
 
 
 def run_ours(texts: list[str], work: Path, tok_dir: Path, args, architecture: str) -> dict:
+    from pretrain.config import TrainConfig
+    from pretrain.metrics import read_metrics
     from pretrain.stages.encode import EncodeParams, EncodeStage
-    from pretrain.train import TrainConfig, read_metrics, train
+    from pretrain.train import train
 
     docs = work / "docs"
     write_docs(docs / shard_name(0), (Doc(doc_id("bench", "b", i), t, "bench", meta_json({}))

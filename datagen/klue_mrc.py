@@ -3,7 +3,7 @@
 The embedded default ships real KLUE examples for every task the shared data has; MRC is generated because the
 only reading-comprehension set there, KorQuAD 1.0, is CC BY-ND (no derivatives, evaluation only) and no KLUE-MRC
 file could be obtained. The people, companies and villages are made up; cities and ministries are real names used
-as vocabulary; person names are fake values of `corpora.pii.synth`. Each article is one passage built sentence by
+as vocabulary; person names are fake values of `datagen.pii.synth`. Each article is one passage built sentence by
 sentence (remembering where each fact sits) with three questions: a paraphrase (type 1), a question joining two
 sentences (type 2) and mostly an unanswerable one (type 3, `is_impossible`, with a plausible answer), as KLUE-MRC.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from corpora.pii.synth import fake_value
+from datagen.pii.synth import fake_value
 
 Record = dict[str, Any]
 
@@ -138,6 +138,14 @@ class Passage:
             pos = m.end()
         self.text += template[pos:]
 
+    @classmethod
+    def of(cls, values: dict[str, str], *templates: str) -> Passage:
+        """A passage of `templates`, one sentence each, in order, with the facts `values`."""
+        p = cls()
+        for template in templates:
+            p.say(template, values)
+        return p
+
 
 Question = tuple[int, str, str | None]  # (question_type, question, answer fact; None: unanswerable)
 
@@ -153,13 +161,14 @@ def _mrc_person(rng: random.Random) -> tuple[str, Passage, list[Question], list[
                                                                           "작은 우주", "돌의 노래", "바람의 지도"]),
          "copies": rng.choice(["10만 부", "30만 부", "5만 부", "50만 부"]), "home": rng.choice(CITIES), "mentor": mentor,
          "years": f"{rng.randint(5, 30)}년"}
-    p = Passage()
-    p.say("{name:은} {year} {city}에서 태어난 {job}이다.", v)
-    p.say("{school:을} 졸업한 뒤 {employer}에 들어가 {years} 동안 일했다.", v)
-    p.say("대학 시절 그의 스승은 {mentor:이었다}.", v)
-    p.say("{award_year}에는 {work} 연구로 {award:을} 받았다.", v)
-    p.say("그의 책 『{book}』 역시 {copies} 넘게 팔린 베스트셀러이다.", v)
-    p.say("현재 {name:은} {home}에 살며 후배를 가르치고 있다.", v)
+    p = Passage.of(
+        v,
+        "{name:은} {year} {city}에서 태어난 {job}이다.",
+        "{school:을} 졸업한 뒤 {employer}에 들어가 {years} 동안 일했다.",
+        "대학 시절 그의 스승은 {mentor:이었다}.",
+        "{award_year}에는 {work} 연구로 {award:을} 받았다.",
+        "그의 책 『{book}』 역시 {copies} 넘게 팔린 베스트셀러이다.",
+        "현재 {name:은} {home}에 살며 후배를 가르치고 있다.")
     t1: list[Question] = [(1, f"{josa(name, '이')} 태어난 도시는 어디인가?", "city"),
           (1, f"{josa(name, '이')} 졸업한 학교는 어디인가?", "school"),
           (1, f"{josa(name, '이')} 받은 상의 이름은 무엇인가?", "award"),
@@ -182,12 +191,13 @@ def _mrc_company(rng: random.Random) -> tuple[str, Passage, list[Question], list
          "units": rng.choice(["100만 대", "30만 대", "5만 개", "200만 개"]), "ceo": _person(rng),
          "partner": rng.choice(SCHOOLS + MINISTRIES[:5]), "project": rng.choice(["탄소 중립", "스마트 농업",
                                                                               "청년 창업", "해양 정화"])}
-    p = Passage()
-    p.say("{company:은} {year} {founder:이} {city}에서 세운 {industry} 기업이다.", v)
-    p.say("본사는 {hq}에 있으며, 직원 수는 {employees}이다.", v)
-    p.say("{prod_year}에 내놓은 {product:은} 출시 첫해에만 {units} 넘게 팔렸다.", v)
-    p.say("지금은 {ceo:이} 대표이사를 맡고 있다.", v)
-    p.say("또한 {company:은} {partner:과} 함께 {project} 사업을 추진하고 있다.", v)
+    p = Passage.of(
+        v,
+        "{company:은} {year} {founder:이} {city}에서 세운 {industry} 기업이다.",
+        "본사는 {hq}에 있으며, 직원 수는 {employees}이다.",
+        "{prod_year}에 내놓은 {product:은} 출시 첫해에만 {units} 넘게 팔렸다.",
+        "지금은 {ceo:이} 대표이사를 맡고 있다.",
+        "또한 {company:은} {partner:과} 함께 {project} 사업을 추진하고 있다.")
     t1: list[Question] = [(1, f"{josa(company, '을')} 세운 사람은 누구인가?", "founder"),
           (1, f"{company}의 본사가 있는 곳은?", "hq"), (1, f"{company}의 현재 대표이사는 누구인가?", "ceo"),
           (1, f"{company}에서 일하는 직원은 몇 명인가?", "employees")]
@@ -209,12 +219,13 @@ def _mrc_village(rng: random.Random) -> tuple[str, Passage, list[Question], list
          "visitors": rng.choice(["3만 명", "10만 명", "5천 명"]), "age": str(rng.randint(200, 600)),
          "tree": rng.choice(["느티나무", "은행나무", "소나무", "팽나무"]), "year": f"{rng.randint(1995, 2022)}년",
          "designation": rng.choice(["전통 마을", "생태 관광지", "슬로시티"])}
-    p = Passage()
-    p.say("{village:은} {province} {county}에 있는 마을로, {river} 상류에 자리 잡고 있다.", v)
-    p.say("주민은 약 {pop}이며, 대부분 {crop:을} 재배한다.", v)
-    p.say("해마다 {month}이면 {fest} 축제가 열려 {visitors}의 관광객이 찾는다.", v)
-    p.say("마을 입구에는 수령 {age}년이 넘은 {tree:이} 서 있다.", v)
-    p.say("{year}에는 {designation:으로} 지정되었다.", v)
+    p = Passage.of(
+        v,
+        "{village:은} {province} {county}에 있는 마을로, {river} 상류에 자리 잡고 있다.",
+        "주민은 약 {pop}이며, 대부분 {crop:을} 재배한다.",
+        "해마다 {month}이면 {fest} 축제가 열려 {visitors}의 관광객이 찾는다.",
+        "마을 입구에는 수령 {age}년이 넘은 {tree:이} 서 있다.",
+        "{year}에는 {designation:으로} 지정되었다.")
     t1: list[Question] = [(1, f"{village} 주민들이 주로 기르는 작물은?", "crop"), (1, f"{v['fest']} 축제가 열리는 달은?", "month"),
           (1, f"{josa(village, '이')} 자리 잡은 하천은?", "river"), (1, f"{village} 입구에 있는 나무는?", "tree")]
     t2: list[Question] = [(2, f"{v['fest']} 축제가 열리는 마을의 주민 수는?", "pop"),

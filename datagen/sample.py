@@ -11,7 +11,7 @@ corpus/ — real Korean text, a few MB, drawn evenly through each openly license
 stage reads: blocks (Wikipedia sections), lines (news comments, parallel news sentences), TSV (NSMC reviews, with
 the line number in the shared file as `id`), CSV (chatbot Q&A), JSON lines (petitions) and one document a file
 (the Constitution and bills). Then what real text lacks, so that every curation stage has work:
-- synthetic PII of every type (`corpora.pii.synth`: fake, well-formed values in labelled Korean sentences),
+- synthetic PII of every type (`datagen.pii.synth`: fake, well-formed values in labelled Korean sentences),
   appended to `PII_RATE` of the documents (real text has almost none: a stated rate, not a measured one);
   the gold spans are in manifest.json;
 - junk the filters must drop (too short, symbols only, English only, site boilerplate, stubs);
@@ -25,7 +25,7 @@ klue/ — real KLUE v1.1 examples (CC BY-SA 4.0, its licence beside them) for ev
 fixed hash sample in the official formats: YNAT and NLI from their train and dev files; STS, NER, RE and DP, for
 which the shared data has only the dev file, split into disjoint train and dev parts by the same hash. MRC is
 generated (`datagen.klue_mrc`: KorQuAD is CC BY-ND, KLUE-MRC is not here), WoS dialogues too
-(`finetune.wos_synth`: no WoS dialogues are here); the embedded recipe marks both as generated.
+(`datagen.wos`: no WoS dialogues are here); the embedded recipe marks both as generated.
 """
 
 from __future__ import annotations
@@ -220,9 +220,9 @@ def draw(src: Source, data: Path) -> list[Doc]:
 
 # ---- what real text lacks --------------------------------------------------------------------------------------
 def pii_sentence(k: int, rng: random.Random) -> tuple[str, list[tuple[str, int, int]]]:
-    """The k-th labelled sentence of fake PII (the templates of `corpora.pii.synth` in turn, so every type comes
+    """The k-th labelled sentence of fake PII (the templates of `datagen.pii.synth` in turn, so every type comes
     up), with its spans."""
-    from corpora.pii import synth
+    from datagen.pii import synth
 
     template = synth.TEMPLATES[k % len(synth.TEMPLATES)]
     text, spans = "", []
@@ -412,7 +412,7 @@ def klue_files(data: Path) -> tuple[dict[str, str], dict[str, int]]:
 def generated_files(counts: dict[str, int]) -> dict[str, str]:
     """MRC and WoS, generated (see the module docstring)."""
     from datagen.klue_mrc import mrc
-    from finetune.wos_synth import dialogues, ontology
+    from datagen.wos import dialogues, ontology
 
     files: dict[str, str] = {}
     for split, n_articles, n_dialogues in (("train", MRC_ARTICLES[0], WOS_DIALOGUES[0]),
@@ -506,7 +506,7 @@ def licences(manifest: dict[str, Any]) -> str:
                 "| KLUE benchmark v1.1 | unchanged |")
     rows.append("| `klue/mrc/klue-mrc-v1.1_{train,dev}.json` | generated (`datagen/klue_mrc.py`) | CC0 | klue-pipeline | "
                 "KLUE-MRC's layout, made-up passages |")
-    rows.append("| `klue/wos/wos-v1.1_{train,dev}.json`, `klue/wos/ontology.json` | generated (`finetune/wos_synth.py`) "
+    rows.append("| `klue/wos/wos-v1.1_{train,dev}.json`, `klue/wos/ontology.json` | generated (`datagen/wos.py`) "
                 "| CC0 | klue-pipeline | WoS's layout and 45 slots, made-up dialogues |")
     return "\n".join([
         "# Licences of the sample data", "",

@@ -1,8 +1,10 @@
 """`klue finetune` and `klue score`. Only click is imported at module level (`klue --help` imports this
-module); torch and transformers load inside the commands."""
+module); torch and transformers load inside the commands, the task modules when a task is named or the task list
+is shown (`klue finetune --help`, `--task-list`)."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +19,17 @@ def _task_help() -> str:
             f"  {name:<5} {', '.join(e.metrics)} (selects on {e.main_metric}): {e.title}"
             for name, e in tasks.items())
         for suite, tasks in SUITES.items())
+
+
+class _TaskHelpCommand(click.Command):
+    """A command whose help ends with every suite's tasks (`_task_help`), built when the help is shown: the list
+    reads each task's `entry`, which imports the task modules, and `klue --help`, which shows only this
+    command's first sentence, should not pay for that."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(inspect.cleandoc(f"{self.help}{_task_help()}"))
 
 
 def _print_task_list(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -35,13 +48,13 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
     return seeds
 
 
-@click.command(help="Fine-tune a model on KLUE tasks, select the best checkpoint on the evaluation split, "
+@click.command(cls=_TaskHelpCommand,
+               help="Fine-tune a model on KLUE tasks, select the best checkpoint on the evaluation split, "
                     "and write metrics.json, predictions and a one-line summary.\n\n"
                     "TASK is one task, a comma-separated list (ynat,sts), 'all' (the eight KLUE tasks) or 'jglue' "
                     "(the four JGLUE tasks). With more than one task, or "
                     "with --vs-random-init, OUTPUT holds one folder per run (TASK/, TASK-random-init/) and "
-                    "results.md / results.json, the table of every run beside KLUE's published scores.\n\n"
-                    + _task_help())
+                    "results.md / results.json, the table of every run beside KLUE's published scores.\n\n")
 @click.argument("task", required=False)
 @click.option("--task-list", is_flag=True, expose_value=False, is_eager=True, callback=_print_task_list,
               help="List the registered tasks of every suite with their metrics and exit.")

@@ -7,6 +7,10 @@ is kept). All scores are ×100.
 
 The JGLUE metrics (JSTS Spearman, JSQuAD EM and character F1) are at the end, with their own sources: JGLUE
 (yahoojapan/JGLUE @ 6f071c0) scores with the transformers code it patches, not with code of its own.
+
+scikit-learn and SciPy are imported inside the functions that use them (a second of imports): every task module
+imports this one, and `klue finetune --help` and the results tables read the tasks' declarations (title, metrics,
+published scores: `Task.entry`) without scoring anything.
 """
 
 from __future__ import annotations
@@ -19,8 +23,6 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
-from sklearn.metrics import auc, f1_score, precision_recall_curve
 
 STS_THRESHOLD = 3.0
 # KLUE-DP: deprel ids from this one on (official label order, `klue_dp.get_dep_labels`) are merged into one
@@ -34,6 +36,8 @@ def macro_f1(preds: Sequence[int], targets: Sequence[int]) -> float:
     """YNAT: sklearn macro F1 over the labels that occur in gold or predictions (sklearn's default label set,
     as in `ynat_macro_f1`). A class that is in gold but never predicted scores F1 0 and counts in the mean;
     a class absent from both is not in the mean."""
+    from sklearn.metrics import f1_score
+
     return float(f1_score(targets, preds, average="macro", zero_division=0) * 100.0)
 
 
@@ -48,6 +52,8 @@ def accuracy(preds: Sequence[int], targets: Sequence[int]) -> float:
 def pearson_r(preds: Sequence[float], labels: Sequence[float]) -> float:
     """KLUE-STS Pearson r (`klue_sts_pearsonr`). Undefined when either side is constant: returns NaN (written
     as null in JSON) rather than a number that could be mistaken for a score."""
+    from scipy.stats import pearsonr
+
     p, t = np.asarray(preds, dtype=float), np.asarray(labels, dtype=float)
     if len(p) < 2 or np.all(p == p[0]) or np.all(t == t[0]):
         return math.nan
@@ -58,6 +64,8 @@ def sts_binary_f1(preds: Sequence[float], labels: Sequence[float], threshold: fl
     """KLUE-STS F1 (`klue_sts_f1`): prediction and `real-label` are both binarised at >= 3.0, then binary F1.
     The paper defines the binary label from the annotation; in the v1.1 files `binary-label` equals
     real-label >= 3 for every dev example, so the code and the paper agree here. No positives anywhere -> 0."""
+    from sklearn.metrics import f1_score
+
     p = (np.asarray(preds, dtype=float) >= threshold).astype(int)
     t = (np.asarray(labels, dtype=float) >= threshold).astype(int)
     return float(f1_score(t, p, average="binary", zero_division=0) * 100.0)
@@ -67,6 +75,8 @@ def re_micro_f1(preds: Sequence[int], labels: Sequence[int], label_list: Sequenc
     """KLUE-RE micro F1 over the relation labels except `no_relation` (`klue_re_micro_f1`): a `no_relation`
     prediction for a true relation is a miss (FN), a relation predicted for a `no_relation` pair is a false
     positive, and `no_relation` pairs predicted as such count for nothing."""
+    from sklearn.metrics import f1_score
+
     no_rel = list(label_list).index("no_relation")
     indices = [i for i in range(len(label_list)) if i != no_rel]
     return float(f1_score(labels, preds, average="micro", labels=indices, zero_division=0) * 100.0)
@@ -83,6 +93,8 @@ def re_auprc(probs: np.ndarray, labels: Sequence[int] | np.ndarray, num_classes:
     the mean over defined curves; on the full official dev set every class occurs and this is exactly the
     KLUE-baseline number.
     """
+    from sklearn.metrics import auc, precision_recall_curve
+
     probs = np.asarray(probs, dtype=float)
     gold = np.asarray(labels, dtype=int)
     if probs.ndim != 2 or probs.shape != (len(gold), num_classes):
@@ -143,6 +155,8 @@ def ner_char_macro_f1(pred_tags: Sequence[str], gold_tags: Sequence[str], label_
     [CLS] and last padded positions with gold O (what the model outputs there); those are not characters,
     a predictions file has nothing for them, and we leave them out.
     """
+    from sklearn.metrics import f1_score
+
     labels = [i for i, name in enumerate(label_list) if include_o or name != "O"]
     index = {name: i for i, name in enumerate(label_list)}
     if len(pred_tags) != len(gold_tags):
@@ -172,6 +186,8 @@ def _heads(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Sequence[in
 def dp_uas_micro_f1(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Sequence[int]]) -> float:
     """KLUE-DP UAS (`klue_dp_uas_micro_f1`): sklearn micro F1 of the head index over all words, which for
     single-label classes is the share of words with the right head."""
+    from sklearn.metrics import f1_score
+
     p, g = _heads(pred_heads, gold_heads)
     return float(f1_score(g, p, average="micro") * 100.0)
 
@@ -181,6 +197,8 @@ def dp_uas_macro_f1(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Se
     (0 = ROOT, 1 = the first eojeol, ...), averaged over the positions found in gold or predictions; a
     position predicted but never gold (or the reverse) scores 0. This is the official definition: the class
     is where the head sits in the sentence, not which word it is."""
+    from sklearn.metrics import f1_score
+
     p, g = _heads(pred_heads, gold_heads)
     return float(f1_score(g, p, average="macro", zero_division=0) * 100.0)
 
@@ -204,6 +222,8 @@ def dp_las_micro_f1(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Se
                     pred_deprels: Sequence[Sequence[int]], gold_deprels: Sequence[Sequence[int]]) -> float:
     """KLUE-DP LAS (`klue_dp_las_micro_f1`): share of words with the right head and the right label, where
     labels are compared after the "others" merge: two different labels with ids >= 15 count as a match."""
+    from sklearn.metrics import f1_score
+
     g, p = _las_classes(pred_heads, gold_heads, pred_deprels, gold_deprels)
     return float(f1_score(g, p, average="micro") * 100.0)
 
@@ -214,6 +234,8 @@ def dp_las_macro_f1(pred_heads: Sequence[Sequence[int]], gold_heads: Sequence[Se
     "others" merge (ids >= 15 are one class) and the wrong-head filler (a word with a wrong head is predicted
     as a class no gold word has). Quirk kept: as soon as one head is wrong, the filler class enters the mean
     with F1 0, so the score drops by a whole class's share, not by that word's."""
+    from sklearn.metrics import f1_score
+
     g, p = _las_classes(pred_heads, gold_heads, pred_deprels, gold_deprels)
     return float(f1_score(g, p, average="macro", zero_division=0) * 100.0)
 
@@ -349,6 +371,8 @@ def spearman_r(preds: Sequence[float], labels: Sequence[float]) -> float:
     Pearson/Spearman). JGLUE's `run_glue.py --metric_name stsb` scores with the HF `glue`/`stsb` metric, i.e.
     `scipy.stats.spearmanr(preds, labels)[0]` (ties get average ranks). Undefined for a constant side, like
     `pearson_r`: NaN (null in JSON)."""
+    from scipy.stats import spearmanr
+
     p, t = np.asarray(preds, dtype=float), np.asarray(labels, dtype=float)
     if len(p) < 2 or np.all(p == p[0]) or np.all(t == t[0]):
         return math.nan

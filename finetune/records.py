@@ -4,8 +4,8 @@ error type for unusable files, and the readers that turn files into records with
 Why a leaf: `finetune.data` (finding and splitting data), `finetune.tasks.base` (what a task is) and
 `finetune.registry` (which tasks exist) all need these, and each of them needs some of the others; with the
 shared vocabulary here, the imports run one way only: `records` <- `tasks.base` <- `tasks.*`, `records` <- `data`,
-`records` <- `registry` (which names task classes by import string). This module imports nothing from the
-project.
+`records` <- `registry` (which names task classes by import string and reads their `entry`). This module imports
+nothing from the project.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the results table: a metric key of the task, the column title KLUE's README uses, and the
-    published dev scores of that README ("Baseline Scores", KLUE-benchmark/KLUE README.md @ 0106de0) by model.
+    """One column of the results table: a metric key of the task, the column title its suite's README uses, and
+    the published dev scores of that README by model (`finetune.tasks.base.klue_published`: KLUE's "Baseline
+    Scores", KLUE-benchmark/KLUE README.md @ 0106de0; `finetune.tasks.jglue.jglue_published`: JGLUE's dev table).
     A column with no published scores (a value we report beside an official one) shows "–" in published rows."""
 
     metric: str
@@ -37,9 +38,9 @@ class Column:
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """What reports and `--task-list` need to know about a task, readable without importing the task module."""
+    """What reports and `--task-list` need to know about a task: each task class declares its own as `entry`,
+    beside the metrics it computes (`finetune.tasks.<task>`); `finetune.registry` reads it from there."""
 
-    target: str  # "module:Class"
     title: str
     metrics: tuple[str, ...]  # KLUE-baseline metric keys, in report order
     main_metric: str  # the one that selects the checkpoint (KLUE-baseline's --metric_key)

@@ -1,8 +1,8 @@
 """Results tables (markdown and JSON): our runs beside the published baselines of their suite.
 
-The columns and the published numbers are declared by each task next to its metrics (`Column`s of its
-`finetune.registry` entry: metric key, README column title, published dev scores by model), in registry order,
-one block per suite (`finetune.registry.SUITES`): a table has the columns of the suites its runs belong to, and
+The columns and the published numbers are declared by each task next to its metrics (the `Column`s of its
+`entry` in `finetune/tasks/<task>.py`: metric key, README column title, published dev scores by model), in
+registry order, one block per suite (`finetune.registry.SUITES`): a table has the columns of the suites its runs belong to, and
 the published rows of those suites. KLUE's numbers are the "Baseline Scores" table of the KLUE README
 (https://github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the
 paper (arXiv 2105.09680) reports as dev-set results; JGLUE's are the dev-set table of the JGLUE README
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,12 +101,12 @@ def _task_title(task: str) -> str:
     return {"dst": "DST", "jcommonsenseqa": "JCQA"}.get(task, task.upper())
 
 
-def suite_columns(tasks: dict[str, TaskEntry]) -> list[tuple[str, str, str]]:
+def suite_columns(tasks: Mapping[str, TaskEntry]) -> list[tuple[str, str, str]]:
     """(task, metric, column title) in table order: every task's declared columns, tasks in registry order."""
     return [(task, c.metric, c.title) for task, e in tasks.items() for c in e.columns]
 
 
-def suite_published(tasks: dict[str, TaskEntry]) -> dict[str, dict[str, float]]:
+def suite_published(tasks: Mapping[str, TaskEntry]) -> dict[str, dict[str, float]]:
     """model -> {column title: published score}, models in the order the columns first name them."""
     out: dict[str, dict[str, float]] = {}
     for e in tasks.values():

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import click
 
+from pipeline.plugins import plugin_command, plugin_commands
 from pipeline.registry import Registry
 
-# name -> "module:attribute" of a click command or group. One place that lists every subcommand.
+# name -> "module:attribute" of a click command or group. One place that lists every subcommand of the product;
+# the commands of installed add-ons (the workshop's `klue pii gen`) come from entry points (pipeline/plugins.py).
 COMMANDS: Registry[click.Command] = Registry("command", {
     "run": "pipeline.commands:run",
     "report": "pipeline.commands:report",
@@ -25,11 +27,11 @@ COMMANDS: Registry[click.Command] = Registry("command", {
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS.names)
+        return sorted(set(COMMANDS.names) | set(plugin_commands()))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS.names:  # exact names only; click says "No such command"
-            return None
+            return plugin_command("", cmd_name)
         return COMMANDS.get(cmd_name)
 
 

@@ -117,7 +117,7 @@ def _checked_call(fn: Callable[[Any], Any], item: Any, expected: dict[str, str])
         what = "; ".join(f"{k} {there} there, {here} on the driver" for k, (there, here) in sorted(diff.items()))
         raise ClusterMismatch(f"Ray node {node} differs from the driver: {what}. Outputs would depend on where a "
                               "task ran; install the same versions (and the same checkout) on every node "
-                              "(docs/ray.md)")
+                              "(docs/scaling.md)")
     return fn(item)
 
 

@@ -82,10 +82,14 @@ class Registry(Generic[T]):
         return found
 
     def unknown_message(self, name: str) -> str:
+        return f"unknown {self.kind} {name!r}{self.did_you_mean(name)} (known: {', '.join(self._entries)})"
+
+    def did_you_mean(self, name: str) -> str:
+        """`; did you mean 'x'?` for the names and aliases closest to `name` (case-insensitively), or "" when
+        none is close: the one suggestion rule, shared by `unknown_message` and the recipe's key errors."""
         known = [*self._entries, *self._aliases]
         close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        return f"unknown {self.kind} {name!r}{hint} (known: {', '.join(self._entries)})"
+        return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
     # -- objects ------------------------------------------------------------------------------------------
     def target(self, name: str) -> str | T:

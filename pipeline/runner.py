@@ -39,7 +39,8 @@ from pipeline.manifest import (
     write_manifest,
 )
 from pipeline.parallel import Executor
-from pipeline.recipe import Arm, Recipe, RecipeError, stage_class, without_input_paths
+from pipeline.recipe import Arm, Recipe, RecipeError, stage_class
+from pipeline.recipe_paths import without_input_paths
 from pipeline.stage import JOURNAL, Stage, StageContext, StageInput, StageParams, StageResult
 from pipeline.stages import STAGES, StageRegistry
 

@@ -169,6 +169,28 @@ def funnels_from_tallies(kept: dict[str, list[int]], quarantined: dict[str, list
     return total, by_source
 
 
+def shard_funnels(kept: dict[str, list[int]], quarantined: dict[str, list[int]]) -> dict[str, Any]:
+    """A shard worker's funnels from its tallies, as the JSON that crosses the process boundary (Funnels with
+    Counters pickle slower than plain dicts) and that `FunnelSum.add` reads back in the parent."""
+    funnel, by_source = funnels_from_tallies(kept, quarantined)
+    return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()}}
+
+
+class FunnelSum:
+    """The stage's total and per-source funnels, summed over its shard workers' `shard_funnels` results: every
+    pass-through shard stage reduces its results the same way, so the accounting lives in one place."""
+
+    def __init__(self) -> None:
+        self.funnel = Funnel()
+        self.by_source: dict[str, Funnel] = {}  # in the order the sources first arrive
+
+    def add(self, res: dict[str, Any]) -> None:
+        """Add one shard result (a dict with the `funnel` and `by_source` keys of `shard_funnels`)."""
+        self.funnel.add(Funnel.from_json(res["funnel"]))
+        for k, v in res["by_source"].items():
+            self.by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+
+
 @dataclass
 class StageResult:
     """What `Stage.run` returns; stored in the manifest.

@@ -11,8 +11,8 @@ Every architecture is a stock transformers `*ForMaskedLM` class, so an exported 
 | `modernbert`     | `ModernBertForMaskedLM`    | pre-LN     | rotary; local/global attention    | GeGLU |
 
 `roberta` is KLUE's (klue/roberta-*; arXiv 2105.09680) and the default of the KLUE-size recipes. The middle two
-exist so that the plateau study (docs/plateau.md) can cross layer-norm placement with the kind of positions using
-stock classes; `modernbert` (Warner et al. 2024, arXiv 2412.13663) is the modern encoder the CPU recipes use.
+exist so that the plateau study (docs/experiments/2026-11-30-plateau.md) can cross layer-norm placement with the
+kind of positions using stock classes; `modernbert` (Warner et al. 2024, arXiv 2412.13663) is the modern encoder the CPU recipes use.
 
 Sizes follow the released KLUE-RoBERTa models (klue/roberta-small, -base, -large) for `small`, `base` and `large`
 in depth, width and heads. `tiny` is ours, sized for a 2-core CPU run of ~10 minutes (see the note on SHAPES).

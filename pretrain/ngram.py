@@ -2,7 +2,8 @@
 
 Why: a loss curve alone does not say whether a model has learned anything beyond word frequencies. A bigram
 table needs no optimisation, so its held-out cross-entropy is what a model that only looks at one neighbour can
-reach; a model whose `eval_mask_loss` sits far above it is still in the MLM plateau (docs/plateau.md).
+reach; a model whose `eval_mask_loss` sits far above it is still in the MLM plateau
+(docs/experiments/2026-11-30-plateau.md).
 
     python -m pretrain.ngram ENCODE_DIR [--max-tokens N] [--lam 0.9]
 

@@ -21,20 +21,22 @@ def klue(*args: str) -> tuple[int, str]:
     return res.exit_code, res.output
 
 
-@pytest.fixture(scope="module")
-def toy_run(tmp_path_factory) -> Path:
-    wd = tmp_path_factory.mktemp("cli") / "toy"
-    code, out = klue("run", str(TOY), "--workdir", str(wd), *TOY_REG)
+def _finished_run(tmp_path_factory, recipe: Path, name: str) -> Path:
+    """A workdir in which `klue run` of `recipe` succeeded: what the module's run fixtures share."""
+    wd = tmp_path_factory.mktemp("cli") / name
+    code, out = klue("run", str(recipe), "--workdir", str(wd), *TOY_REG)
     assert code == 0, out
     return wd
+
+
+@pytest.fixture(scope="module")
+def toy_run(tmp_path_factory) -> Path:
+    return _finished_run(tmp_path_factory, TOY, "toy")
 
 
 @pytest.fixture(scope="module")
 def ab_run(tmp_path_factory) -> Path:
-    wd = tmp_path_factory.mktemp("cli") / "ab"
-    code, out = klue("run", str(TOY_AB), "--workdir", str(wd), *TOY_REG)
-    assert code == 0, out
-    return wd
+    return _finished_run(tmp_path_factory, TOY_AB, "ab")
 
 
 def test_run_prints_one_line_per_stage_and_skips_on_rerun(toy_run):

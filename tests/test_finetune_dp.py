@@ -4,47 +4,27 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from finetune.cli import finetune, score
+from finetune.cli import score
 from finetune.data import load_task_data
 from finetune.registry import get_task
 from finetune.score import score_file
 from finetune.tasks.base import IGNORE_INDEX, DataError
 from finetune.tasks.dp import DEP_LABELS, POS_LABELS
-from testkit.finetune import FX, fixture_texts, write_jsonl
-from testkit.tiny_model import build_tiny_model, train_wordpiece
+from testkit.finetune import FX, fixture_texts, run_finetune, shared_data_run, write_jsonl
+from testkit.finetune_fixtures import task_fixtures, tiny_fixture, tiny_tokenizer_fixture
+from testkit.tiny_model import train_wordpiece
 
 GOLD = FX / "dp" / "klue-dp-v1.1_dev.tsv"
 
 
-@pytest.fixture(scope="module")
-def task():
-    return get_task("dp", FX)
-
-
-@pytest.fixture(scope="module")
-def gold(task):
-    return task.read_file(GOLD)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    import torch
-
-    torch.set_num_threads(1)
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-dp"), fixture_texts())
-
-
-@pytest.fixture(scope="module")
-def tokenizer(tiny):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(tiny)
+task, gold = task_fixtures("dp", GOLD)
+tiny = tiny_fixture("dp")
+tokenizer = tiny_tokenizer_fixture()
 
 
 # ---- reading ----------------------------------------------------------------------------------------------
@@ -251,11 +231,6 @@ def test_klue_score_dp_cli(gold, tmp_path):
 
 # ---- training ---------------------------------------------------------------------------------------------
 
-def _run(args: list[str]) -> None:
-    res = CliRunner().invoke(finetune, [*args, "--quiet"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-
-
 def test_finetune_dp_trains_saves_and_reloads(task, tiny, tmp_path):
     import torch
     from transformers import AutoTokenizer
@@ -265,7 +240,7 @@ def test_finetune_dp_trains_saves_and_reloads(task, tiny, tmp_path):
 
     args = ["dp", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "30", "--batch-size", "8",
             "--lr", "1e-3"]
-    _run([*args, "--output", str(tmp_path / "a")])
+    run_finetune([*args, "--output", str(tmp_path / "a")])
     summary = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert summary["main_metric"] == "las_macro_f1" and summary["data"]["split"] == "dev-split"
     assert summary["hyperparams"]["epochs"] == 10 and summary["hyperparams"]["max_length"] == 256
@@ -290,7 +265,7 @@ def test_finetune_dp_trains_saves_and_reloads(task, tiny, tmp_path):
     assert task.predictions(outputs, feats, evals) == [json.loads(x) for x in preds.read_text().splitlines()]
 
     # evaluation in batches of 3 sentences of different lengths gives the same predictions
-    _run([*args, "--output", str(tmp_path / "b"), "--no-save-model", "--hp", "dp.eval_batch_size=3"])
+    run_finetune([*args, "--output", str(tmp_path / "b"), "--no-save-model", "--hp", "dp.eval_batch_size=3"])
     assert (tmp_path / "b" / "seed-42" / "predictions.jsonl").read_bytes() == preds.read_bytes()
 
 
@@ -299,15 +274,6 @@ def test_dp_on_the_shared_dev_file(shared_data, tmp_path):
     klue = shared_data / "klue"
     dev = klue / "dp" / "klue-dp-v1.1_dev.tsv"
     texts = [" ".join(e["words"]) for e in get_task("dp").read_file(dev)]
-    model = build_tiny_model(tmp_path / "tiny", texts)
-    out = tmp_path / "dp"
-    _run(["dp", "--model", str(model), "--data-dir", str(klue), "--output", str(out), "--max-steps", "8",
-          "--max-train-examples", "256", "--max-eval-examples", "128", "--batch-size", "16", "--no-save-model"])
-    summary = json.loads((out / "metrics.json").read_text())
-    assert summary["data"]["split"] == "dev-split" and summary["data"]["n_eval"] == 128
-    run = json.loads((out / "seed-42" / "metrics.json").read_text())
-    assert run["unk_rate"] < 0.05
-    scored = score_file("dp", dev, out / "seed-42" / "predictions.jsonl", allow_subset=True)
-    assert scored["n_scored"] == 128 and scored["subset"]
-    for key, value in run["metrics"].items():
-        assert scored["metrics"][key] == pytest.approx(value, abs=1e-6)
+    run, scored = shared_data_run("dp", klue, dev, texts, tmp_path / "dp", steps=8, n_train=256, n_eval=128,
+                                  batch=16)
+    assert run["unk_rate"] < 0.05 and set(scored["metrics"]) == set(run["metrics"])

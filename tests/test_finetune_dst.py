@@ -14,7 +14,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from finetune import wos_synth
+from datagen import wos
 from finetune.cli import finetune, score
 from finetune.data import load_task_data
 from finetune.dst_model import GATES
@@ -24,8 +24,8 @@ from finetune.registry import get_task
 from finetune.score import score_file
 from finetune.tasks.base import DataError, Hyperparams
 from finetune.tasks.dst import DstCollator, split_slot
-from testkit.finetune import FX, fixture_texts, write_jsonl
-from testkit.tiny_model import build_tiny_model
+from testkit.finetune import FX, write_jsonl
+from testkit.finetune_fixtures import task_fixtures, tiny_fixture, tiny_tokenizer_fixture
 
 WOS = FX / "wos"
 GOLD = WOS / "wos-v1.1_dev.json"
@@ -98,22 +98,9 @@ def official_dir(tmp_path_factory) -> Path:
     return d
 
 
-@pytest.fixture(scope="module")
-def task():
-    return get_task("dst", FX)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    torch.set_num_threads(1)
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-dst"), fixture_texts())
-
-
-@pytest.fixture(scope="module")
-def tokenizer(tiny):
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(tiny)
+task = task_fixtures("dst")[0]  # no `gold`: the tests read their dialogues from WOS
+tiny = tiny_fixture("dst")
+tokenizer = tiny_tokenizer_fixture()
 
 
 # ---- metrics ----------------------------------------------------------------------------------------------
@@ -200,7 +187,7 @@ def test_dev_split_keeps_each_dialogue_on_one_side(task):
                     reason="needs the shared official ontology")
 def test_the_generator_uses_the_official_45_slot_names():
     official = json.loads((Path(os.environ["KLUE_DATA_DIR"]) / "klue/wos/ontology.json").read_text(encoding="utf-8"))
-    assert sorted(wos_synth.ontology()) == sorted(official)
+    assert sorted(wos.ontology()) == sorted(official)
 
 
 def test_input_layout_is_the_baselines(official_dir, tokenizer):
@@ -275,16 +262,16 @@ def test_the_hf_copy_is_refused_with_a_reason(task):
 # ---- the dialogue generator -------------------------------------------------------------------------------
 
 def test_generator_is_deterministic_and_its_dialogues_validate(tmp_path):
-    a = wos_synth.write(tmp_path / "a", n_train=40, n_dev=10, seed=3)
-    b = wos_synth.write(tmp_path / "b", n_train=40, n_dev=10, seed=3)
+    a = wos.write(tmp_path / "a", n_train=40, n_dev=10, seed=3)
+    b = wos.write(tmp_path / "b", n_train=40, n_dev=10, seed=3)
     for key in ("train", "dev", "ontology"):
         assert a[key].read_bytes() == b[key].read_bytes()
-    c = wos_synth.write(tmp_path / "c", n_train=5, n_dev=10, seed=3)
+    c = wos.write(tmp_path / "c", n_train=5, n_dev=10, seed=3)
     assert c["dev"].read_bytes() == a["dev"].read_bytes()  # dev does not depend on the train count
-    assert wos_synth.write(tmp_path / "d", 0, 10, seed=4)["dev"].read_bytes() != a["dev"].read_bytes()
+    assert wos.write(tmp_path / "d", 0, 10, seed=4)["dev"].read_bytes() != a["dev"].read_bytes()
     onto = json.loads(a["ontology"].read_text(encoding="utf-8"))
     dials = json.loads(a["train"].read_text(encoding="utf-8"))
-    assert wos_synth.validate(dials, onto) == []
+    assert wos.validate(dials, onto) == []
     assert all(v[:2] == ["none", "dontcare"] for v in onto.values()) and len(onto) == 45
     examples = get_task("dst", tmp_path / "a").read_file(a["train"])  # the task's reader accepts every one
     values = [split_slot(s) for e in examples for s in e["state"]]
@@ -298,18 +285,18 @@ def test_generator_is_deterministic_and_its_dialogues_validate(tmp_path):
 
 
 def test_the_fixture_is_the_generators_output(tmp_path):
-    paths = wos_synth.write(tmp_path, n_train=0, n_dev=16, seed=7)  # as make_fixtures.py writes it
+    paths = wos.write(tmp_path, n_train=0, n_dev=16, seed=7)  # as make_fixtures.py writes it
     assert paths["dev"].read_bytes() == GOLD.read_bytes()
     assert paths["ontology"].read_bytes() == (WOS / "ontology.json").read_bytes()
 
 
 def test_validate_reports_problems():
-    onto = wos_synth.ontology()
+    onto = wos.ontology()
     dial = {"guid": "g", "dialogue": [
         {"role": "user", "text": "공원 찾아요", "state": ["관광-종류-공원", "관광-지역-서울 중앙"]},
         {"role": "sys", "text": "네"},
         {"role": "user", "text": "고마워요", "state": ["관광-종류-궁궐"]}]}
-    problems = wos_synth.validate([dial], onto)
+    problems = wos.validate([dial], onto)
     assert any("never said" in p and "서울 중앙" in p for p in problems)
     assert any("drops ['관광-지역']" in p for p in problems)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from finetune.cli import finetune, score
+from finetune.cli import score
 from finetune.data import load_task_data
 from finetune.floors import mrc_floor_predictions, run_mrc_floor, sliding_window_answer, word_key
 from finetune.metrics import mrc_em_and_rouge_w, mrc_normalize, mrc_rouge_w, mrc_scores
@@ -22,8 +22,9 @@ from finetune.registry import get_task
 from finetune.score import score_file
 from finetune.tasks.base import DataError
 from finetune.tasks.mrc import best_answer, max_context_flags
-from testkit.finetune import FX, fixture_texts, write_jsonl
-from testkit.tiny_model import build_tiny_model, train_wordpiece
+from testkit.finetune import FX, run_finetune, shared_data_run, write_jsonl
+from testkit.finetune_fixtures import task_fixtures, tiny_fixture
+from testkit.tiny_model import train_wordpiece
 
 GOLD = FX / "mrc" / "klue-mrc-v1.1_dev.json"
 
@@ -54,14 +55,7 @@ def _write(path: Path, obj: object) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def task():
-    return get_task("mrc", FX)
-
-
-@pytest.fixture(scope="module")
-def gold(task):
-    return task.read_file(GOLD)
+task, gold = task_fixtures("mrc", GOLD)
 
 
 # ---- metrics ----------------------------------------------------------------------------------------------
@@ -421,23 +415,13 @@ def test_floor_runs_on_the_same_evaluation_split_and_scores_like_klue_score(gold
 
 # ---- training ---------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    import torch
-
-    torch.set_num_threads(1)
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-mrc"), fixture_texts(), vocab_size=300)
-
-
-def _run(args: list[str]) -> None:
-    res = CliRunner().invoke(finetune, [*args, "--quiet"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+tiny = tiny_fixture("mrc", vocab_size=300)
 
 
 def test_finetune_mrc_trains_evaluates_and_scores(tiny, tmp_path):
     args = ["mrc", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "40", "--epochs", "20",
             "--batch-size", "8", "--lr", "2e-3", "--no-save-model"]
-    _run([*args, "--output", str(tmp_path / "a")])
+    run_finetune([*args, "--output", str(tmp_path / "a")])
     summary = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert summary["main_metric"] == "rouge_w" and summary["data"]["split"] == "dev-split"
     hp = summary["hyperparams"]
@@ -458,13 +442,13 @@ def test_finetune_mrc_trains_evaluates_and_scores(tiny, tmp_path):
     assert m["exact_match_type1"] >= 80 and m["exact_match_type2"] >= 80 and m["exact_match_type3"] >= 80
     assert all(isinstance(json.loads(line)["answer"], str) for line in preds.read_text().splitlines())
     # evaluation in batches of 3 padded to other lengths gives the same predictions
-    _run([*args, "--output", str(tmp_path / "b"), "--hp", "mrc.eval_batch_size=3"])
+    run_finetune([*args, "--output", str(tmp_path / "b"), "--hp", "mrc.eval_batch_size=3"])
     assert (tmp_path / "b" / "seed-42" / "predictions.jsonl").read_bytes() == preds.read_bytes()
 
 
 def test_saved_checkpoint_is_a_question_answering_model(tiny, tmp_path):
-    _run(["mrc", "--model", str(tiny), "--data-dir", str(FX), "--output", str(tmp_path / "s"), "--max-steps", "1",
-          "--batch-size", "4", "--max-train-examples", "8", "--max-eval-examples", "4"])
+    run_finetune(["mrc", "--model", str(tiny), "--data-dir", str(FX), "--output", str(tmp_path / "s"),
+                  "--max-steps", "1", "--batch-size", "4", "--max-train-examples", "8", "--max-eval-examples", "4"])
     from transformers import AutoModelForQuestionAnswering
 
     model = AutoModelForQuestionAnswering.from_pretrained(tmp_path / "s" / "seed-42" / "model")
@@ -479,18 +463,8 @@ def test_mrc_on_the_shared_korquad_file(shared_data, tmp_path):
     examples = task.read_file(klue / "mrc" / "korquad-v1.0_dev.json")
     assert len(examples) == 5774 and all(e["question_type"] is None for e in examples)
     texts = list(dict.fromkeys(e["context"] for e in examples[:1500])) + [e["question"] for e in examples[:1500]]
-    model = build_tiny_model(tmp_path / "tiny", texts)
-    out = tmp_path / "mrc"
-    _run(["mrc", "--model", str(model), "--data-dir", str(klue), "--output", str(out), "--max-steps", "4",
-          "--max-train-examples", "64", "--max-eval-examples", "32", "--batch-size", "8", "--no-save-model"])
-    summary = json.loads((out / "metrics.json").read_text())
-    assert summary["data"]["split"] == "dev-split" and summary["data"]["n_eval"] == 32
-    assert "article" in summary["data"]["note"]
-    scored = score_file("mrc", klue / "mrc" / "korquad-v1.0_dev.json", out / "seed-42" / "predictions.jsonl",
-                        allow_subset=True)
-    run = json.loads((out / "seed-42" / "metrics.json").read_text())
+    run, scored = shared_data_run("mrc", klue, klue / "mrc" / "korquad-v1.0_dev.json", texts, tmp_path / "mrc",
+                                  steps=4, n_train=64, n_eval=32, batch=8)
+    assert "article" in run["summary"]["data"]["note"]
     # KorQuAD has no question types: the totals only, official and never abstaining
-    assert scored["n_scored"] == 32
     assert set(scored["metrics"]) == {"exact_match", "rouge_w", "exact_match_forced", "rouge_w_forced"}
-    for key in scored["metrics"]:
-        assert scored["metrics"][key] == pytest.approx(run["metrics"][key], abs=1e-6)

@@ -4,32 +4,25 @@ and `klue finetune ner` with a tiny model."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from finetune.cli import finetune, score
+from finetune.cli import score
 from finetune.data import load_task_data
 from finetune.registry import get_task
 from finetune.score import score_file
 from finetune.tasks.base import IGNORE_INDEX, DataError
 from finetune.tasks.ner import NER_LABELS, fill_spaces
-from testkit.finetune import FX, fixture_texts, write_jsonl
-from testkit.tiny_model import build_tiny_model, train_wordpiece
+from testkit.finetune import FX, fixture_texts, run_finetune, shared_data_run, write_jsonl
+from testkit.finetune_fixtures import task_fixtures, tiny_fixture
+from testkit.tiny_model import train_wordpiece
 
 GOLD = FX / "ner" / "klue-ner-v1.1_dev.tsv"
 TAG = {name: i for i, name in enumerate(NER_LABELS)}
 
 
-@pytest.fixture(scope="module")
-def task():
-    return get_task("ner", FX)
-
-
-@pytest.fixture(scope="module")
-def gold(task):
-    return task.read_file(GOLD)
+task, gold = task_fixtures("ner", GOLD)
 
 
 @pytest.fixture(scope="module")
@@ -196,25 +189,15 @@ def test_klue_score_ner_cli(gold, tmp_path):
 
 # ---- training ---------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    import torch
-
-    torch.set_num_threads(1)
-    # a small vocabulary keeps subwords near single syllables, so entity ends fall on subword boundaries
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-ner"), fixture_texts(), vocab_size=200)
-
-
-def _run(args: list[str]) -> None:
-    res = CliRunner().invoke(finetune, [*args, "--quiet"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+# a small vocabulary keeps subwords near single syllables, so entity ends fall on subword boundaries
+tiny = tiny_fixture("ner", vocab_size=200)
 
 
 def test_finetune_ner_trains_evaluates_and_scores(tiny, tmp_path):
     args = ["ner", "--model", str(tiny), "--data-dir", str(FX), "--max-steps", "60", "--epochs", "20",
             "--batch-size", "8", "--lr", "3e-3", "--no-save-model",
             "--hp", "ner.patience=null"]  # the whole 60 steps: the all-O start outlasts NER's patience of 5 checks
-    _run([*args, "--output", str(tmp_path / "a")])
+    run_finetune([*args, "--output", str(tmp_path / "a")])
     summary = json.loads((tmp_path / "a" / "metrics.json").read_text())
     assert summary["data"]["split"] == "dev-split" and summary["main_metric"] == "character_macro_f1"
     assert summary["hyperparams"]["max_length"] == 510 and summary["hyperparams"]["warmup_ratio"] == 0.0
@@ -227,7 +210,7 @@ def test_finetune_ner_trains_evaluates_and_scores(tiny, tmp_path):
     # 60 steps on template sentences find most entities (all-O predictions score entity F1 0)
     assert run["metrics"]["entity_macro_f1"] > 60 and run["metrics"]["character_macro_f1"] > 85
     # evaluation in batches of 3 sentences padded to different lengths gives the same predictions
-    _run([*args, "--output", str(tmp_path / "b"), "--hp", "ner.eval_batch_size=3"])
+    run_finetune([*args, "--output", str(tmp_path / "b"), "--hp", "ner.eval_batch_size=3"])
     assert (tmp_path / "b" / "seed-42" / "predictions.jsonl").read_bytes() == preds.read_bytes()
 
 
@@ -236,16 +219,6 @@ def test_ner_on_the_shared_dev_file(shared_data, tmp_path):
     klue = shared_data / "klue"
     dev = klue / "ner" / "klue-ner-v1.1_dev.tsv"
     texts = [e["text"] for e in get_task("ner").read_file(dev)[:3000]]
-    model = build_tiny_model(tmp_path / "tiny", texts)
-    out = tmp_path / "ner"
-    _run(["ner", "--model", str(model), "--data-dir", str(klue), "--output", str(out), "--max-steps", "8",
-          "--max-train-examples", "256", "--max-eval-examples", "128", "--batch-size", "16", "--no-save-model"])
-    summary = json.loads((out / "metrics.json").read_text())
-    assert summary["data"]["split"] == "dev-split" and summary["data"]["n_eval"] == 128
-    run = json.loads((out / "seed-42" / "metrics.json").read_text())
-    assert run["unk_rate"] < 0.05
-    scored = score_file("ner", dev, out / "seed-42" / "predictions.jsonl", allow_subset=True)
-    assert scored["n_scored"] == 128 and scored["subset"]
-    for key, value in run["metrics"].items():
-        if value is not None:
-            assert scored["metrics"][key] == pytest.approx(value, abs=1e-6)
+    run, scored = shared_data_run("ner", klue, dev, texts, tmp_path / "ner", steps=8, n_train=256, n_eval=128,
+                                  batch=16)
+    assert run["unk_rate"] < 0.05 and set(scored["metrics"]) == set(run["metrics"])

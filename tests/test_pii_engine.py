@@ -7,7 +7,7 @@ import pytest
 from presidio_analyzer.nlp_engine import NoOpNlpEngine
 
 from corpora.pii.engine import ALL_TYPES, DocTimeout, PiiDetector, build_analyzer
-from corpora.pii.synth import NEAR_MISSES, generate
+from datagen.pii.synth import NEAR_MISSES, generate
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,10 @@ def test_fast_path_equals_presidio(det):
         "팩스 (02) 1234-5678, 전화 +82 10 1234 5678, 서울 12가 3456",
         "여러 줄\n\n경기도 수원시 팔달구 효원로 1 에서 010-2222-3333로 연락",
         "",
+        # label-anchored identifiers (look-behinds reaching before the scanned window, letters in passports)
+        "운전면허번호 : 충북 07-77203-61\n여권번호 M4F9063, 환급 계좌 : 하나은행 51114182629667-3",
+        "<table><tr><th>성명</th><th>운전면허번호</th></tr><tr><td>홍길동</td><td>12-34-56-78-901-23</td></tr></table>",
+        "Tel. (044 32) 869-7741 | Fax. 053)69997-9678\n연락처: +82-110-78774101 / 전화: 063-632-25-2462",
     ]
     assert [det.detect(t) for t in texts] == det.detect_presidio(texts)
 
@@ -94,7 +98,7 @@ def test_stdlib_pattern_copies_match_regex():
     """Where the fast path runs a pattern with `re` instead of `regex`, both find the same matches, also around
     the characters whose whitespace class differs between the two modules (\\x1c-\\x1f)."""
     from corpora.pii.engine import _stdlib_copy
-    from corpora.pii.recognizers import build_pattern_recognizers
+    from corpora.pii.ko.patterns import build_pattern_recognizers
 
     texts = [r["text"] for r in generate(60, seed=11)] + [
         "서울특별시\x1c강남구 테헤란로 123", "서울특별시 강남구\x1f역삼동 12-3", "경기도\u3000수원시 팔달구 효원로 1",

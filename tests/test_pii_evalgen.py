@@ -1,4 +1,4 @@
-"""The independent PII evaluation set (corpora/pii/evalgen.py): format, determinism, checksums, split hygiene
+"""The independent PII evaluation set (datagen/pii/ko.py): format, determinism, checksums, split hygiene
 (disjoint open-class pools, no value of one split in the other's documents), coverage of labels and of the
 format variants, and speed."""
 
@@ -11,9 +11,11 @@ from dataclasses import fields
 
 import pytest
 
-from corpora.pii import evalgen as E
 from corpora.pii import validators as v
 from corpora.pii.evaluate import read_gold
+from datagen.pii import ko as E
+from datagen.pii.common import MAX_LINES
+from testkit.pii_evalgen import assert_well_formed, missing_variants
 
 DEFAULT = {"dev": 1000, "heldout": 1500}
 
@@ -86,24 +88,7 @@ def test_read_gold_reads_both_files(written):
 # -- record format -----------------------------------------------------------------------------------------------
 
 def test_records_are_well_formed(written):
-    for split, recs in written["records"].items():
-        ids = set()
-        for r in recs:
-            assert list(r) == ["id", "genre", "split", "text", "spans"]
-            assert r["split"] == split and r["genre"] in E.GENRES
-            ids.add(r["id"])
-            text = r["text"]
-            assert 3 <= text.count("\n") + 1 <= E.MAX_LINES, r["id"]
-            prev_end = 0
-            for s in r["spans"]:
-                assert set(s) == {"label", "start", "end", "text"}
-                assert s["label"] in E.LABELS
-                assert 0 <= s["start"] < s["end"] <= len(text)
-                assert text[s["start"]:s["end"]] == s["text"]
-                assert s["text"] == s["text"].strip()
-                assert s["start"] >= prev_end, f"{r['id']}: overlapping spans"
-                prev_end = s["end"]
-        assert len(ids) == len(recs)
+    assert_well_formed(written["records"], E.GENRES, E.LABELS, (3, MAX_LINES), span_may_break=True)
 
 
 def test_every_genre_in_both_splits(written):
@@ -274,47 +259,42 @@ VARIANTS: dict[str, dict[str, str]] = {
     "AGE": {"man": r"^만 \d+세$", "se": r"^\d+세$", "bare": r"^\d+$"},
 }
 
-# (label, text just before the span must end with / text just after must start with)
-CONTEXTS: dict[str, tuple[str, str, str]] = {
-    "label_padded": ("PERSON", "성    명 : ", ""), "label_spaced": ("PERSON", "성 명: ", ""),
-    "label_ireum": ("PERSON", "이  름 : ", ""), "title_before": ("PERSON", "주무관 ", ""),
-    "title_after": ("PERSON", "", " 과장"), "signature": ("PERSON", "신청인  ", "  (서명 또는 인)"),
-    "ceo": ("PERSON", "대표이사 ", ""), "damdang": ("PERSON", "(담당: ", ", 전화 "),
-    "court": ("PERSON", "원 고  ", ""), "chat_speaker": ("PERSON", "[", "] ["),
-    "html_cell": ("PERSON", "<td>", "</td>"), "email_from": ("PERSON", "From: ", " <"),
-    "postal_paren": ("POSTAL_CODE", "(", ") "), "postal_u": ("POSTAL_CODE", "우 ", "  "),
-    "postal_word": ("POSTAL_CODE", "우편번호 ", ""), "dob_label": (E.DOB_LABEL, "생년월일: ", ""),
-    "dob_chulsaeng": (E.DOB_LABEL, "출생 ", ""), "age_label": ("AGE", "나이: ", ""),
-    "fax_jeonsong": ("FAX", "전송 ", ""), "fax_word": ("FAX", "팩스 ", ""),
-    "health_label": ("MEDICAL_INSURANCE", "건강보험증번호 : ", ""),
-    "health_label2": ("MEDICAL_INSURANCE", "피보험자 증번호 : ", ""),
-    "corp_label": ("CORP_REG", "법인등록번호: ", ""), "corp_label2": ("CORP_REG", "등록번호(법인): ", ""),
-    "corp_th": ("CORP_REG", "<th>등록번호(법인)</th><td>", "</td>"), "ireum_bare": ("PERSON", "이  름  ", ""),
-    "damdang_jumugwan": ("PERSON", "담당 주무관 ", ""), "ceo_seal": ("PERSON", "대표이사 ", " (인)"),
-    "honorific": ("PERSON", "", "님"), "particle_after": ("PERSON", "", "입니다."),
-    "health_label_space": ("MEDICAL_INSURANCE", "건강보험 증번호 : ", ""),
-    "health_bojeung": ("MEDICAL_INSURANCE", "보험증 번호: ", ""),
+# label -> name -> (text just before the span must end with, text just after must start with)
+CONTEXTS: dict[str, dict[str, tuple[str, str]]] = {
+    "PERSON": {
+        "label_padded": ("성    명 : ", ""), "label_spaced": ("성 명: ", ""), "label_ireum": ("이  름 : ", ""),
+        "title_before": ("주무관 ", ""), "title_after": ("", " 과장"), "signature": ("신청인  ", "  (서명 또는 인)"),
+        "ceo": ("대표이사 ", ""), "damdang": ("(담당: ", ", 전화 "), "court": ("원 고  ", ""),
+        "chat_speaker": ("[", "] ["), "html_cell": ("<td>", "</td>"), "email_from": ("From: ", " <"),
+        "ireum_bare": ("이  름  ", ""), "damdang_jumugwan": ("담당 주무관 ", ""), "ceo_seal": ("대표이사 ", " (인)"),
+        "honorific": ("", "님"), "particle_after": ("", "입니다."),
+    },
+    "POSTAL_CODE": {"postal_paren": ("(", ") "), "postal_u": ("우 ", "  "), "postal_word": ("우편번호 ", "")},
+    E.DOB_LABEL: {"dob_label": ("생년월일: ", ""), "dob_chulsaeng": ("출생 ", "")},
+    "AGE": {"age_label": ("나이: ", "")},
+    "FAX": {"fax_jeonsong": ("전송 ", ""), "fax_word": ("팩스 ", "")},
+    "MEDICAL_INSURANCE": {
+        "health_label": ("건강보험증번호 : ", ""), "health_label2": ("피보험자 증번호 : ", ""),
+        "health_label_space": ("건강보험 증번호 : ", ""), "health_bojeung": ("보험증 번호: ", ""),
+    },
+    "CORP_REG": {"corp_label": ("법인등록번호: ", ""), "corp_label2": ("등록번호(법인): ", ""),
+                 "corp_th": ("<th>등록번호(법인)</th><td>", "</td>")},
 }
 
 
 def test_every_format_variant_in_both_splits(written):
     for split, recs in written["records"].items():
-        by_label: dict[str, list[str]] = {}
-        for r in recs:
-            for s in r["spans"]:
-                by_label.setdefault(s["label"], []).append(s["text"])
-        missing = [f"{lab}/{name}" for lab, vs in VARIANTS.items() for name, pat in vs.items()
-                   if not any(re.search(pat, t) for t in by_label.get(lab, []))]
-        assert not missing, (split, missing)
+        assert not missing_variants(recs, VARIANTS), split
 
 
 def test_every_context_variant_in_both_splits(written):
     for split, recs in written["records"].items():
         missing = []
-        for name, (label, before, after) in CONTEXTS.items():
-            if not any(r["text"][:s["start"]].endswith(before) and r["text"][s["end"]:].startswith(after)
-                       for r, s in _spans(recs, label)):
-                missing.append(name)
+        for label, contexts in CONTEXTS.items():
+            for name, (before, after) in contexts.items():
+                if not any(r["text"][:s["start"]].endswith(before) and r["text"][s["end"]:].startswith(after)
+                           for r, s in _spans(recs, label)):
+                    missing.append(name)
         assert not missing, (split, missing)
 
 

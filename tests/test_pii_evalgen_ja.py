@@ -1,4 +1,4 @@
-"""The independent Japanese PII evaluation set (corpora/pii/ja/evalgen.py): format, determinism, check digits
+"""The independent Japanese PII evaluation set (datagen/pii/ja.py): format, determinism, check digits
 (against python-stdnum, not the generator's own formulas), planted negatives, split hygiene (disjoint open-class
 pools), label coverage at the default sizes, format variants, the span conventions, and the CLI."""
 
@@ -22,8 +22,9 @@ from stdnum.jp import cn, in_
 
 from corpora.pii.cli import pii
 from corpora.pii.evaluate import read_gold
-from corpora.pii.ja import evalgen as E
 from corpora.pii.types import JA_TYPES
+from datagen.pii import ja as E
+from testkit.pii_evalgen import assert_well_formed, missing_variants
 
 DEFAULT = {"dev": 1000, "heldout": 1500}
 REPO = Path(__file__).resolve().parents[1]
@@ -86,11 +87,8 @@ def test_write_split_is_byte_identical_a_prefix_and_seed_dependent(written, tmp_
 
 
 _DIGEST = """
-import hashlib, json, sys, types
-import corpora.pii
-# the generator alone, without the detector package's __init__ (it imports presidio, seconds per process)
-pkg = types.ModuleType("corpora.pii.ja"); pkg.__path__ = [sys.argv[1]]; sys.modules["corpora.pii.ja"] = pkg
-from corpora.pii.ja import evalgen as E
+import hashlib, json
+from datagen.pii import ja as E  # the generator alone: it imports neither the detector nor presidio
 h = hashlib.sha256()
 for s in E.SPLITS:
     for rec in E.generate(40, s, seed=5):
@@ -106,8 +104,8 @@ def test_output_does_not_depend_on_the_hash_seed():
             h.update(json.dumps(rec, ensure_ascii=False).encode())
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(REPO)}
-        out = subprocess.run([sys.executable, "-c", _DIGEST, str(REPO / "corpora" / "pii" / "ja")], env=env,
-                             capture_output=True, text=True, check=True, cwd=REPO)
+        out = subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True, check=True,
+                             cwd=REPO)
         assert out.stdout.strip() == h.hexdigest()
 
 
@@ -142,24 +140,7 @@ def test_labels_are_the_japanese_types():
 
 
 def test_records_are_well_formed(records):
-    for split, recs in records.items():
-        ids = set()
-        for r in recs:
-            assert list(r) == ["id", "genre", "split", "text", "spans"]
-            assert r["split"] == split and r["genre"] in E.GENRES
-            ids.add(r["id"])
-            text = r["text"]
-            assert 5 <= text.count("\n") + 1 <= 25, (r["id"], text.count("\n") + 1)
-            prev_end = 0
-            for s in r["spans"]:
-                assert set(s) == {"label", "start", "end", "text"}
-                assert s["label"] in JA_TYPES
-                assert 0 <= s["start"] < s["end"] <= len(text)
-                assert text[s["start"]:s["end"]] == s["text"]
-                assert s["text"] == s["text"].strip() and "\n" not in s["text"]
-                assert s["start"] >= prev_end, f"{r['id']}: overlapping or unsorted spans"
-                prev_end = s["end"]
-        assert len(ids) == len(recs)
+    assert_well_formed(records, E.GENRES, JA_TYPES, (5, 25), span_may_break=False)
 
 
 def test_label_and_genre_coverage_at_default_sizes(records):
@@ -376,13 +357,7 @@ VARIANTS: dict[str, dict[str, str]] = {
 
 def test_every_format_variant_in_both_splits(records):
     for split, recs in records.items():
-        by_label: dict[str, list[str]] = {}
-        for r in recs:
-            for s in r["spans"]:
-                by_label.setdefault(s["label"], []).append(s["text"])
-        missing = [f"{lab}/{name}" for lab, vs in VARIANTS.items() for name, pat in vs.items()
-                   if not any(re.search(pat, t) for t in by_label.get(lab, []))]
-        assert not missing, (split, missing)
+        assert not missing_variants(recs, VARIANTS), split
 
 
 NEGATIVES = {
@@ -489,7 +464,7 @@ def test_cli_writes_the_japanese_files(tmp_path):
 
 
 def test_cli_default_language_is_still_korean(tmp_path):
-    from corpora.pii import evalgen as K
+    from datagen.pii import ko as K
 
     res = CliRunner().invoke(pii, ["gen", str(tmp_path / "ko"), "--dev", "3", "--heldout", "2"])
     assert res.exit_code == 0, res.output

@@ -246,3 +246,86 @@ def test_validators_come_from_stdnum_where_it_has_them():
     frn = [d for d in "0123456789" if v.frn_checksum_ok(body + d)]
     rrn = [d for d in "0123456789" if v.rrn_checksum_ok(body + d)]
     assert len(frn) == len(rrn) == 1 and int(frn[0]) == (int(rrn[0]) + 2) % 10
+
+
+# Issue 34: an identifier after a label that names its type, in a shape no canonical pattern admits (typing and
+# OCR errors). (type, text, label, value): the value is found after its label, with the label-anchored reason and
+# a score below any validated match, and nothing is found once `label` is replaced by a neutral word.
+GARBLED = [
+    ("DRIVER_LICENSE", "운전면허번호 12-34-56-78-901-23, 연락처", "운전면허번호", "12-34-56-78-901-23"),  # extra group
+    ("DRIVER_LICENSE", "운전면허증(13-05-7788-40)을 제시", "운전면허증", "13-05-7788-40"),  # short group
+    ("DRIVER_LICENSE", "운전면허번호 14-22-31-09-876543-2 입니다", "운전면허번호", "14-22-31-09-876543-2"),  # trailing
+    ("DRIVER_LICENSE", "제1종 보통 운전면허(면허번호: 충북 07-3477-92)를", "면허번호", "충북 07-3477-92"),  # region
+    ("DRIVER_LICENSE", "대상자 운전면허번호: 170966949060-0\n3.", "운전면허번호", "170966949060-0"),  # a lone 0
+    ("RRN", "주민등록번호: 900101-1234567-1 확인", "주민등록번호", "900101-1234567-1"),
+    ("RRN", "주민등록번호 : 920227.- 2764467\n주 소", "주민등록번호", "920227.- 2764467"),  # OCR: dot and dash
+    ("RRN", "주민등록번호: 4111291386823-785   전화", "주민등록번호", "4111291386823-785"),
+    ("FRN", "외국인등록번호: 830127-538165   전화", "외국인등록번호", "830127-538165"),  # a digit lost
+    ("CORP_REG", "<tr><th>등록번호(법인)</th><td>14611-1643326</td></tr>", "등록번호(법인)", "14611-1643326"),
+    ("BUSINESS_REG", "사업자등록번호: 5-87-51331\n", "사업자등록번호", "5-87-51331"),
+    ("BUSINESS_REG", "사업자등록번호: 719-86-10324-783, 법인", "사업자등록번호", "719-86-10324-783"),
+    ("PASSPORT", "탑승객 박빈님의 여권번호 M315G35, 생년월일", "여권번호", "M315G35"),
+    ("PASSPORT", "기존 여권번호 : M990-139Y2512   만료일", "여권번호", "M990-139Y2512"),
+    ("ACCOUNT", "환급 계좌 : 하나은행 51114182629667-3   예금주", "환급 계좌 : 하나은행", "51114182629667-3"),
+    ("ACCOUNT", "카카오뱅크 계좌(3333-820-99-3520925)로 송금", "카카오뱅크 계좌", "3333-820-99-3520925"),
+    ("MEDICAL_INSURANCE", "건강보험증번호 : 4-101-8370346158\n차량", "건강보험증번호", "4-101-8370346158"),
+    ("CARD", "자동이체 카드 : 4786-56-8236-7695\n「개인", "카드", "4786-56-8236-7695"),
+    ("PHONE", "대표: 강경규  전화: 063-632-25-2462", "전화", "063-632-25-2462"),
+    ("PHONE", "연락처: +82-55-111-921-5659\n", "연락처", "+82-55-111-921-5659"),
+    ("FAX", "품질관리팀 | Fax. 041-867-3109-8  M.", "Fax.", "041-867-3109-8"),
+    # a form field: the label on the line above a value that opens its line
+    ("DRIVER_LICENSE", "운전면허번호\n12-34-56-78-901-23\n발급일", "운전면허번호", "12-34-56-78-901-23"),
+    # a table: the label in the header of the value's column
+    ("DRIVER_LICENSE", "<table><tr><th>성명</th><th>운전면허번호</th></tr>\n<tr><td>홍길동</td>"
+                       "<td>12-34-56-78-901-23</td></tr></table>", "운전면허번호", "12-34-56-78-901-23"),
+]
+
+
+@pytest.mark.parametrize("type_,text,label,value", GARBLED, ids=[f"{g[0]}-{i}" for i, g in enumerate(GARBLED)])
+def test_garbled_identifier_after_its_label(det, type_, text, label, value):
+    from corpora.pii.ko.patterns import LABELLED, SURE
+
+    spans = [s for s in det.detect(text) if text[s.start:s.end] == value]
+    assert [s.type for s in spans] == [type_], det.detect(text)
+    assert spans[0].recognizer.startswith(f"ko_labelled_{type_.lower()}") and spans[0].score == LABELLED < SURE
+    unlabelled = text.replace(label, "참고")
+    start = unlabelled.index(value)
+    hits = [s for s in det.detect(unlabelled) if s.start < start + len(value) and start < s.end
+            and s.type not in ("PERSON", "ADDRESS")]
+    assert hits == [], [(s.type, unlabelled[s.start:s.end], s.recognizer) for s in hits]
+
+
+def test_validated_identifiers_keep_their_own_reason(det):
+    """A value in its canonical shape after its label is the canonical recognizer's (checksum, full score), not
+    the label-anchored one's."""
+    for text, value, rec in (("운전면허번호 11-12-345678-90", "11-12-345678-90", "ko_driver_license"),
+                             ("주민등록번호 880101-1234568", "880101-1234568", "ko_rrn"),
+                             ("사업자등록번호 211-87-22658", "211-87-22658", "ko_business_reg")):
+        [span] = [s for s in det.detect(text) if text[s.start:s.end] == value]
+        assert span.recognizer == rec and span.score == 1.0
+
+
+LABELLED_NEGATIVE = [
+    "사업자등록번호 2019.03.01 발급",  # a date after the label
+    "전화 2024. 1. 15. 접수",
+    "주민등록번호 발급일 2020. 1. 1.",  # another word between the label and the number
+    "카드 3장과 계좌 2개를 보유",  # counts
+    "운전면허번호 12-34 만 기재",  # too few digits for a licence
+    "주민등록번호: 000000-0000000",  # a dummy value
+    "계좌번호 000-000-000000 (예시)",
+    "여권번호 미기재, 2024년 접수",
+]
+
+
+@pytest.mark.parametrize("text", LABELLED_NEGATIVE)
+def test_labels_do_not_make_identifiers_of_dates_counts_or_dummies(det, text):
+    assert {t for t, _ in found(det, text)} - {"PERSON", "ADDRESS"} == set(), found(det, text)
+
+
+def test_key_value_table_rows_are_not_column_headers(det):
+    """A table whose first row holds data cells (`<th>label</th><td>value</td>`) has no header row: a value
+    further down takes its label from its own row, not from the first row's cells."""
+    text = ("<table><tr><th>주민등록번호</th><td>880101-1234568</td></tr>\n"
+            "<tr><th>운전면허번호</th><td>11-99-60653-41</td></tr></table>")
+    assert ("DRIVER_LICENSE", "11-99-60653-41") in found(det, text)
+    assert ("RRN", "11-99-60653-41") not in found(det, text)

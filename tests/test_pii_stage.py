@@ -13,10 +13,10 @@ import pytest
 from corpora.pii.replace import placeholder_substitute, replace_spans, surrogate_substitute
 from corpora.pii.spans import read_spans
 from corpora.pii.surrogates import DocSurrogates
-from corpora.pii.synth import generate
 from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, write_docs
 from corpora.stages.pii import PiiReplaceParams, PiiReplaceStage
 from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage
+from datagen.pii.synth import generate
 from pipeline.stage import StageContext, StageInput
 
 RECIPE = types.SimpleNamespace(seed=42, sources=[])

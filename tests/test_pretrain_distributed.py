@@ -10,8 +10,8 @@ import json
 
 import pytest
 
+from pretrain.metrics import read_metrics
 from pretrain.stages.pretrain import PretrainParams, PretrainStage
-from pretrain.train import read_metrics
 from testkit.pretrain import context, encode_fixture
 
 pytestmark = pytest.mark.slow

@@ -24,12 +24,16 @@ import torch
 from click.testing import CliRunner
 from safetensors.torch import load_file
 
+import pretrain.batches as batches_mod
 import pretrain.train as train_mod
 from pretrain.architectures import build_config
+from pretrain.config import TrainConfig
+from pretrain.engine import Run, deepspeed_config, release
 from pretrain.flops import peak_for, step_flops
+from pretrain.metrics import read_metrics
 from pretrain.stages.pretrain import PretrainParams, PretrainStage
-from pretrain.train import TrainConfig, deepspeed_config, evaluate_folder, read_metrics, train
-from testkit.pretrain import context, encode_fixture
+from pretrain.train import evaluate_folder, train
+from testkit.pretrain import context, encode_fixture, train_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is None,
@@ -195,7 +199,7 @@ def test_peaks_are_named_per_card():
 def test_tokens_per_s_and_mfu_count_training_steps_only(encoded, tmp_path, monkeypatch):
     enc, vocab, _ = encoded
     pause = 0.6  # each evaluation, checkpoint and the first micro-batch (start-up) take this long on top
-    real_eval, real_ckpt, real_batch = train_mod.evaluate, train_mod.save_checkpoint, train_mod.micro_batch
+    real_eval, real_ckpt, real_batch = train_mod.evaluate, train_mod.save_checkpoint, batches_mod.micro_batch
     calls = {"batch": 0}
 
     def slow_eval(*a, **k):
@@ -214,7 +218,7 @@ def test_tokens_per_s_and_mfu_count_training_steps_only(encoded, tmp_path, monke
 
     monkeypatch.setattr(train_mod, "evaluate", slow_eval)
     monkeypatch.setattr(train_mod, "save_checkpoint", slow_ckpt)
-    monkeypatch.setattr(train_mod, "micro_batch", slow_first_batch)
+    monkeypatch.setattr(batches_mod, "micro_batch", slow_first_batch)
     cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(tmp_path / "run"),
                       seq_len=32, batch_size=4, max_steps=8, warmup_steps=1, lr=1e-3, log_every=2, eval_every=2,
                       eval_batches=1, checkpoint_every=4, threads=1, peak_tflops=1.0)
@@ -237,49 +241,39 @@ def test_background_batches_are_the_inline_ones(encoded, tmp_path):
     from accelerate import Accelerator
     from transformers import AutoTokenizer
 
-    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream
+    from pretrain.data import SampleOrder
 
     enc, vocab, _ = encoded
     cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(tmp_path), seq_len=32,
                       batch_size=4, grad_accum=2, max_steps=5)
-    special = SpecialIds.from_tokenizer(AutoTokenizer.from_pretrained(vocab / "tok"))
-    samples = PackedSamples(TokenStream(enc, "train"), cfg.seq_len, special)
+    samples = train_samples(enc, AutoTokenizer.from_pretrained(vocab / "tok"), cfg.seq_len)
     accelerator = Accelerator(cpu=True)
     try:
-        run = train_mod.Run(cfg, accelerator, None, None, special, SampleOrder(len(samples), cfg.seed, 4, 2, 1))
-        inline, ahead = train_mod.BatchSource(run, samples), train_mod.BatchSource(run, samples, background=True)
+        run = Run(cfg, accelerator, None, None, samples.special, SampleOrder(len(samples), cfg.seed, 4, 2, 1))
+        inline, ahead = batches_mod.BatchSource(run, samples), batches_mod.BatchSource(run, samples, background=True)
         coords = [(0, 0), (0, 1), (1, 0), (1, 1), (3, 1), (2, 0), (4, 1)]  # in order, then skipping about
         for s, a in coords:
             (b1, n1), (b2, n2) = inline.get(s, a), ahead.get(s, a)
             assert n1 == n2 and b1.keys() == b2.keys() and all(torch.equal(b1[k], b2[k]) for k in b1), (s, a)
         ahead.close()
     finally:
-        train_mod.release(accelerator)
+        release(accelerator)
 
 
 def _window_flops(cfg: TrainConfig, last_step: int, n_steps: int) -> float:
     from transformers import AutoTokenizer
 
-    from pretrain.data import (
-        IGNORE,
-        PackedSamples,
-        SampleOrder,
-        SpecialIds,
-        TokenStream,
-        mask_tokens,
-        step_generator,
-    )
+    from pretrain.data import IGNORE, SampleOrder, mask_tokens, step_generator
 
     tok = AutoTokenizer.from_pretrained(cfg.tokenizer_dir)
-    special = SpecialIds.from_tokenizer(tok)
-    samples = PackedSamples(TokenStream(Path(cfg.encode_dir), "train"), cfg.seq_len, special)
+    samples = train_samples(cfg.encode_dir, tok, cfg.seq_len)
     order = SampleOrder(len(samples), cfg.seed, cfg.batch_size, cfg.grad_accum, 1)
     model_cfg = build_config(cfg.model, vocab_size=len(tok), seq_len=cfg.seq_len, pad_token_id=tok.pad_token_id,
                              bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
     total = 0.0
     for s in range(last_step - n_steps, last_step):  # 0-based step coordinates of steps last-n+1 .. last
         b = samples.batch(order.indices(s, 0, 0))
-        _, labels = mask_tokens(b["input_ids"], special, step_generator(cfg.seed, s, 0, 0),
+        _, labels = mask_tokens(b["input_ids"], samples.special, step_generator(cfg.seed, s, 0, 0),
                                 mlm_probability=cfg.mlm_probability)
         total += step_flops(model_cfg, cfg.seq_len, int(b["input_ids"].numel()), int((labels != IGNORE).sum()))
     return total

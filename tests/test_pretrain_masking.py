@@ -6,17 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from pretrain.data import (
-    IGNORE,
-    PackedSamples,
-    SampleOrder,
-    SpecialIds,
-    TokenStream,
-    mask_tokens,
-    shuffle_context,
-    step_generator,
-)
-from testkit.pretrain import encode_fixture
+from pretrain.data import IGNORE, SampleOrder, SpecialIds, mask_tokens, shuffle_context, step_generator
+from testkit.pretrain import encode_fixture, train_samples
 
 SPECIAL = SpecialIds(cls=0, sep=2, pad=1, mask=4, vocab_size=5000, all_special=(0, 1, 2, 3, 4))
 
@@ -56,7 +47,7 @@ def packed(tmp_path_factory):
     root = tmp_path_factory.mktemp("mask")
     enc, vocab, _ = encode_fixture(root, n_shards=2, repeat=4, eval_fraction=0.0)
     tok = load_tokenizer(vocab / "tok")
-    return PackedSamples(TokenStream(enc, "train"), 64, SpecialIds.from_tokenizer(tok)), tok
+    return train_samples(enc, tok, 64), tok
 
 
 def test_whole_word_masking_masks_whole_eojeols(packed):

@@ -11,9 +11,12 @@ from safetensors.torch import load_file
 import pretrain.data
 import pretrain.model
 from pretrain.architectures import ARCHITECTURES, build_config
+from pretrain.checkpoint import find_checkpoint
+from pretrain.config import TrainConfig
 from pretrain.export import export_final
+from pretrain.metrics import read_metrics
 from pretrain.model import SparseMLM, build_model
-from pretrain.train import Halted, TrainConfig, find_checkpoint, lr_factor, read_metrics, train
+from pretrain.train import Halted, lr_factor, train
 from testkit.pretrain import context, encode_fixture, make_tokenizer
 
 

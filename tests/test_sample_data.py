@@ -145,9 +145,9 @@ def test_every_task_is_read_by_its_own_reader(name):
 
 
 def test_the_official_label_lists_and_every_label_in_use():
+    from datagen.wos import SLOTS
     from finetune.registry import get_task
     from finetune.tasks.re import OFFICIAL_RELATIONS
-    from finetune.wos_synth import SLOTS
 
     d = klue_dir()
     relations = json.loads((d / "re" / "relation_list.json").read_text(encoding="utf-8"))["relations"]

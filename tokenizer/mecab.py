@@ -194,15 +194,18 @@ def split_eojeol(eojeol: str, analyzer: Analyzer, protect: re.Pattern[str]) -> l
     cuts.add(n)
     units, start = [], 0
     for b in sorted(cuts):
-        piece = eojeol[start:b]
-        if start == 0:
-            units.append(piece)
-        elif start in forced:
-            units.append(GLUE + piece)
-        else:
-            units.append(CONT + piece)
+        units.append(_unit(eojeol[start:b], start == 0, start in forced))
         start = b
     return units
+
+
+def _unit(piece: str, first: bool, glued: bool) -> str:
+    """`piece` as a unit: bare when it begins the eojeol, else with the glue (`@@`) or continuation marker. One
+    place for the marking rule, which both paths of `split_eojeol` must apply alike (tests/test_tokenizer_mecab.py
+    holds the fast path's units to the general path's)."""
+    if first:
+        return piece
+    return (GLUE if glued else CONT) + piece
 
 
 def _units_of_surfaces(surfaces: list[str]) -> list[str] | None:
@@ -218,12 +221,7 @@ def _units_of_surfaces(surfaces: list[str]) -> list[str] | None:
             isolated = _is_isolated_char(s)
         else:
             return None
-        if not units:
-            units.append(s)
-        elif isolated or prev_isolated:
-            units.append(GLUE + s)
-        else:
-            units.append(CONT + s)
+        units.append(_unit(s, not units, isolated or prev_isolated))
         prev_isolated = isolated
     return units
 

@@ -15,6 +15,46 @@ from typing import Any, ClassVar, Literal
 _NON_LETTER = re.compile(r"[\W\d_]+")
 _WORD = re.compile(r"\w+")
 
+# The thresholds that are the same for every language: a language's `DEFAULTS` is these plus its own values (from
+# its FineWeb-2 config, rescaled to its words), so a new language states only what differs.
+COMMON_DEFAULTS: dict[str, Any] = {
+    # length (ours): drop near-empty documents and pathological giants; short-text sources override.
+    "min_chars": 30,
+    "max_chars": 1_000_000,
+    "min_words": None,
+    "max_words": None,
+    # script (ours): most letters must be of the language's script. Stands in for FineWeb-2's GlotLID
+    # language_score (its threshold is per language there), since no language-ID model is available offline.
+    "min_script_ratio": 0.5,
+    # boilerplate (ours): drop the document when over half of its characters were boilerplate lines.
+    "max_boilerplate_frac": 0.5,
+    # Gopher repetition: the paragraph and line-character checks are disabled (0) in fineweb-2-pipeline.py.
+    "dup_para_frac": None,
+    "dup_line_char_frac": None,
+    "dup_para_char_frac": None,
+    # Gopher quality: max_doc_words 100,000, bullet lines 0.9 and ellipsis lines 0.3 (datatrove defaults, kept
+    # by the pipeline), min_stop_words 2 (fineweb-2-pipeline.py).
+    "gopher_max_words": 100_000,
+    "max_bullet_lines_ratio": 0.9,
+    "max_ellipsis_lines_ratio": 0.3,
+    "min_stop_words": 2,
+    # FineWeb quality: short_line_thr disabled (999 in the pipeline); char_duplicates_ratio 0.1 (pipeline).
+    "short_line_thr": None,
+    "short_line_length": 30,
+    "char_dup_ratio": 0.1,
+}
+
+
+def append_stripped(out: list[tuple[int, int]], line: str, a: int, b: int) -> None:
+    """Append the span `line[a:b]` without its surrounding whitespace, unless nothing is left: how every
+    sentence splitter here closes a sentence."""
+    while a < b and line[a].isspace():
+        a += 1
+    while b > a and line[b - 1].isspace():
+        b -= 1
+    if b > a:
+        out.append((a, b))
+
 
 class Language:
     """Base class; subclasses set the ClassVars and may override the splitters."""
@@ -55,7 +95,19 @@ class Language:
         """Whitespace words (for Korean: eojeols)."""
         return text.split()
 
-    def sentence_spans(self, text: str) -> list[tuple[int, int]]:  # pragma: no cover - abstract
+    def sentence_spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each sentence, stripped. A newline always ends a sentence, so a language's splitter
+        (`line_sentence_spans`) sees one line at a time and the offsets are put together here, once."""
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        for line in text.split("\n"):
+            for a, b in self.line_sentence_spans(line):
+                spans.append((pos + a, pos + b))
+            pos += len(line) + 1
+        return spans
+
+    def line_sentence_spans(self, line: str) -> list[tuple[int, int]]:  # pragma: no cover - abstract
+        """(start, end) of each sentence of one line (no newline in it), stripped (see `append_stripped`)."""
         raise NotImplementedError
 
     def split_sentences(self, text: str) -> list[str]:

@@ -39,7 +39,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import Language
+from corpora.lang.base import COMMON_DEFAULTS, Language, append_stripped
 
 # ---- script -------------------------------------------------------------------------------------------------
 # Every assigned code point listed is a Unicode letter (L* or Nl), so `Language.letter_count` counts it too and
@@ -205,19 +205,10 @@ def _line_sentences(line: str) -> list[tuple[int, int]]:
                 continue  # 1. はじめに
         if nxt in _CONTINUATION and (len(core) < len(run) or core[-1] not in "。｡．."):
             continue  # 「行こう！」と言った, 本当？って
-        _append_stripped(out, line, start, b)
+        append_stripped(out, line, start, b)
         start = b
-    _append_stripped(out, line, start, n)
+    append_stripped(out, line, start, n)
     return out
-
-
-def _append_stripped(out: list[tuple[int, int]], line: str, a: int, b: int) -> None:
-    while a < b and line[a].isspace():
-        a += 1
-    while b > a and line[b - 1].isspace():
-        b -= 1
-    if b > a:
-        out.append((a, b))
 
 
 # ---- boilerplate --------------------------------------------------------------------------------------------
@@ -259,47 +250,27 @@ BOILERPLATE = (
 # FineWeb-2 configs/jpn_Jpan.yml and fineweb-2-pipeline.py (huggingface/fineweb-2), cited per key; values in
 # FineWeb-2's words (Sudachi mode A) are rescaled by the ratios measured above where our unit differs.
 DEFAULTS: dict[str, Any] = {
-    # length (ours, as Korean): drop near-empty documents and pathological giants.
-    "min_chars": 30,
-    "max_chars": 1_000_000,
-    "min_words": None,
-    "max_words": None,
-    # script (ours): most letters must be kana or kanji, in a text that has kana. Stands in for FineWeb-2's
-    # GlotLID language_score >= 0.886 (jpn_Jpan.yml), since no language-ID model is available offline.
-    "min_script_ratio": 0.5,
-    # boilerplate (ours): drop the document when over half of its characters were boilerplate lines.
-    "max_boilerplate_frac": 0.5,
+    # length, boilerplate, the checks the pipeline disables, ... as for every language; script: most letters must
+    # be kana or kanji, in a text that has kana (FineWeb-2's GlotLID score >= 0.886 in jpn_Jpan.yml).
+    **COMMON_DEFAULTS,
     # Gopher repetition: jpn_Jpan.yml dup_line_frac, top_n_grams, dup_n_grams. They are character fractions of
-    # word n-grams, and our words are FineWeb-2's within 1 % (WORDS_PER_SUDACHI_WORD): kept as they are. The
-    # paragraph and line-character checks are disabled (0) in fineweb-2-pipeline.py, so None here.
+    # word n-grams, and our words are FineWeb-2's within 1 % (WORDS_PER_SUDACHI_WORD): kept as they are.
     "dup_line_frac": 0.375,
-    "dup_para_frac": None,
-    "dup_line_char_frac": None,
-    "dup_para_char_frac": None,
     "top_ngram_fracs": {2: 0.121, 3: 0.129, 4: 0.145},
     "dup_ngram_fracs": {5: 0.307, 6: 0.283, 7: 0.264, 8: 0.248, 9: 0.234, 10: 0.223},
     # Gopher quality, on the MeCab tokens (WORDS_PER_SUDACHI_WORD: FineWeb-2's within 1 %), all-punctuation
     # tokens left out of the word count and mean length as in datatrove: min_doc_words 50 (datatrove's default,
     # kept by the pipeline), jpn_Jpan.yml min/max_avg_word_length 1 / 5 (the minimum never fails: no word is
     # shorter than one character), max_symbol_word_ratio 0.1 (datatrove default), max_non_alpha_words_ratio
-    # 0.759 (jpn_Jpan.yml; really a minimum share of words with a letter), min_stop_words 2 (pipeline), bullet
-    # lines 0.9 and ellipsis lines 0.3 (datatrove defaults, kept by the pipeline), max_doc_words 100,000.
+    # 0.759 (jpn_Jpan.yml; really a minimum share of words with a letter).
     "gopher_min_words": 50,
-    "gopher_max_words": 100_000,
     "min_avg_word_length": 1.0,
     "max_avg_word_length": 5.0,
     "max_symbol_word_ratio": 0.1,
-    "max_bullet_lines_ratio": 0.9,
-    "max_ellipsis_lines_ratio": 0.3,
     "min_alpha_words_ratio": 0.759,
-    "min_stop_words": 2,
-    # FineWeb quality: line_punct_thr 0.167 (jpn_Jpan.yml); short_line_thr disabled (999 in the pipeline);
-    # char_duplicates_ratio 0.1 (pipeline); new_line_ratio 0.162 newlines per word (jpn_Jpan.yml), our words
-    # being FineWeb-2's within 1 %: kept.
+    # FineWeb quality: line_punct_thr 0.167 (jpn_Jpan.yml); new_line_ratio 0.162 newlines per word (jpn_Jpan.yml),
+    # our words being FineWeb-2's within 1 %: kept.
     "line_punct_thr": 0.167,
-    "short_line_thr": None,
-    "short_line_length": 30,
-    "char_dup_ratio": 0.1,
     "new_line_ratio": 0.162,
 }
 
@@ -371,15 +342,9 @@ class Japanese(Language):
                 out.append((unicodedata.normalize("NFKC", w).casefold(), (a, pos)))
         return out
 
-    def sentence_spans(self, text: str) -> list[tuple[int, int]]:
-        """(start, end) of each sentence, stripped (JAPANESE_SENTENCE_RULES)."""
-        spans: list[tuple[int, int]] = []
-        pos = 0
-        for line in text.split("\n"):
-            for a, b in _line_sentences(line):
-                spans.append((pos + a, pos + b))
-            pos += len(line) + 1
-        return spans
+    def line_sentence_spans(self, line: str) -> list[tuple[int, int]]:
+        """(start, end) of each sentence of one line, stripped (JAPANESE_SENTENCE_RULES)."""
+        return _line_sentences(line)
 
 
 JAPANESE = Japanese()

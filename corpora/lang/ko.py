@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import Language
+from corpora.lang.base import COMMON_DEFAULTS, Language, append_stripped
 
 # Hangul syllables, Hangul jamo, compatibility jamo, jamo extended-A and -B.
 HANGUL_CHARS = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
@@ -31,43 +31,22 @@ MORPHEMES_PER_EOJEOL = 2.19
 
 # FineWeb-2 configs/kor_Hang.yml and fineweb-2-pipeline.py (huggingface/fineweb-2): cited per key.
 DEFAULTS: dict[str, Any] = {
-    # length (ours): drop near-empty documents and pathological giants; short-text sources override.
-    "min_chars": 30,
-    "max_chars": 1_000_000,
-    "min_words": None,
-    "max_words": None,
-    # script (ours): majority of letters must be Hangul. Stands in for FineWeb-2's GlotLID language_score
-    # >= 0.842, since no language-ID model is available offline.
-    "min_script_ratio": 0.5,
-    # boilerplate (ours): drop the document when over half of its characters were boilerplate lines.
-    "max_boilerplate_frac": 0.5,
-    # Gopher repetition: FineWeb-2 kor_Hang.yml dup_line_frac / top_n_grams / dup_n_grams; the paragraph and
-    # line-character checks are disabled (0) in fineweb-2-pipeline.py, so None here.
+    **COMMON_DEFAULTS,  # length, script (here: Hangul; FineWeb-2's GlotLID score >= 0.842), boilerplate, ...
+    # Gopher repetition: FineWeb-2 kor_Hang.yml dup_line_frac / top_n_grams / dup_n_grams.
     "dup_line_frac": 0.374,
-    "dup_para_frac": None,
-    "dup_line_char_frac": None,
-    "dup_para_char_frac": None,
     "top_ngram_fracs": {2: 0.282, 3: 0.228, 4: 0.185},
     "dup_ngram_fracs": {5: 0.201, 6: 0.184, 7: 0.168, 8: 0.154, 9: 0.14, 10: 0.127},
     # Gopher quality: kor_Hang.yml min/max_avg_word_length (1, 6) and datatrove's min_doc_words (50) are in Kiwi
     # morphemes; x2.19 for eojeols -> 2.0, 13, 23. max_symbol_word_ratio 0.1 (datatrove default) per morpheme
-    # -> 0.22 per eojeol. max_non_alpha_words_ratio 0.791 (kor_Hang.yml; really a minimum alpha-word ratio),
-    # min_stop_words 2 (pipeline), bullets 0.9 / ellipsis 0.3 (datatrove defaults, as in the pipeline).
+    # -> 0.22 per eojeol. max_non_alpha_words_ratio 0.791 (kor_Hang.yml; really a minimum alpha-word ratio).
     "gopher_min_words": 23,
-    "gopher_max_words": 100_000,
     "min_avg_word_length": 2.0,
     "max_avg_word_length": 13.0,
     "max_symbol_word_ratio": 0.22,
-    "max_bullet_lines_ratio": 0.9,
-    "max_ellipsis_lines_ratio": 0.3,
     "min_alpha_words_ratio": 0.791,
-    "min_stop_words": 2,
-    # FineWeb quality: line_punct_thr 0.062 (kor_Hang.yml); short_line_thr disabled (999 in the pipeline);
-    # char_duplicates_ratio 0.1 (pipeline); new_line_ratio 0.196 newlines per Kiwi word -> x2.19 = 0.43 per eojeol.
+    # FineWeb quality: line_punct_thr 0.062 (kor_Hang.yml); new_line_ratio 0.196 newlines per Kiwi word -> x2.19
+    # = 0.43 per eojeol.
     "line_punct_thr": 0.062,
-    "short_line_thr": None,
-    "short_line_length": 30,
-    "char_dup_ratio": 0.1,
     "new_line_ratio": 0.43,
 }
 
@@ -160,15 +139,9 @@ class Korean(Language):
                 break
         return len(found)
 
-    def sentence_spans(self, text: str) -> list[tuple[int, int]]:
-        """(start, end) of each sentence, stripped; a newline always ends a sentence."""
-        spans: list[tuple[int, int]] = []
-        pos = 0
-        for line in text.split("\n"):
-            for a, b in _line_sentences(line):
-                spans.append((pos + a, pos + b))
-            pos += len(line) + 1
-        return spans
+    def line_sentence_spans(self, line: str) -> list[tuple[int, int]]:
+        """(start, end) of each sentence of one line, stripped (the rules in the module docstring)."""
+        return _line_sentences(line)
 
 
 def _line_sentences(line: str) -> list[tuple[int, int]]:
@@ -200,9 +173,9 @@ def _line_sentences(line: str) -> list[tuple[int, int]]:
         if stack or _not_a_boundary(line, m):
             continue
         end = m.end()
-        _append_stripped(out, line, start, end)
+        append_stripped(out, line, start, end)
         start = end
-    _append_stripped(out, line, start, len(line))
+    append_stripped(out, line, start, len(line))
     return out
 
 
@@ -224,15 +197,6 @@ def _not_a_boundary(line: str, m: re.Match[str]) -> bool:
         # "2019. 3. 1." : a date goes on with a digit, or this is its last part ("2019. 3. 1. 기준")
         return nxt.isdigit() or _DATE_TAIL.search(before) is not None
     return False
-
-
-def _append_stripped(out: list[tuple[int, int]], line: str, a: int, b: int) -> None:
-    while a < b and line[a].isspace():
-        a += 1
-    while b > a and line[b - 1].isspace():
-        b -= 1
-    if b > a:
-        out.append((a, b))
 
 
 KOREAN = Korean()

@@ -1,6 +1,8 @@
 """`klue pii detect` and `klue pii eval`: PII detection for users outside a recipe.
 
-Top-level imports stay light (click only): `klue --help` imports this module.
+Top-level imports stay light (click only): `klue --help` imports this module. `klue pii gen` (the evaluation
+set's generator) is the workshop's (datagen/pii/cli.py), which the product does not import: the group picks up
+the commands installed add-ons declare for it (entry points named `pii.*`, pipeline/plugins.py).
 """
 
 from __future__ import annotations
@@ -10,15 +12,16 @@ from pathlib import Path
 
 import click
 
-from corpora.pii.types import TYPES_BY_LANGUAGE  # a light module: no presidio import
+from corpora.pii.types import PACKS  # a light module: no presidio import
 from pipeline import io
+from pipeline.plugins import PluginGroup
 
-_language_option = click.option("--language", "-l", type=click.Choice(tuple(TYPES_BY_LANGUAGE)), default="ko",
+_language_option = click.option("--language", "-l", type=click.Choice(tuple(PACKS)), default="ko",
                                 show_default=True,
                                 help="the PII pack: ko (Korean), ja (Japanese; needs the `ja` extra)")
 
 
-@click.group()
+@click.group(cls=PluginGroup)
 def pii() -> None:
     """PII detection (presidio + each language's recognizers + MeCab names), offline: Korean and Japanese."""
 
@@ -58,20 +61,23 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float, la
 @pii.command(name="eval")
 @click.argument("gold", metavar="GOLD.jsonl...", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--baseline", type=click.Choice(["none", "presidio"]), default="presidio", show_default=True,
-              help="also score presidio's predefined recognizers as shipped, side by side")
+@click.option("--baseline", "baselines", type=click.Choice(["presidio", "ko-pii", "none"]), multiple=True,
+              help="detectors scored side by side with ours (repeatable): presidio's predefined recognizers as "
+                   "shipped, ko-pii (Korean only; the `bench` extra). Default: both, ko-pii where installed; "
+                   "none: ours alone")
 @click.option("--optional-types", default="", metavar="T,T", help="also detect these off-by-default types "
               "(Korean: POSTAL_CODE, DT_BIRTH, AGE)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--threshold", default=0.4, show_default=True, type=float, help="minimum span score")
 @_language_option
-def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, threshold: float,
+def eval_(gold: tuple[Path, ...], baselines: tuple[str, ...], optional_types: str, fmt: str, threshold: float,
           language: str) -> None:
     """Precision, recall and F1 per type against gold spans ({"text", "spans": [{label, start, end}]}) under
-    two match rules (overlap; >= 80 % of the gold span's characters covered), per gold file, for the
-    language's detector and presidio's own recognizers. JSON: {file: {detector: scores}}."""
+    two match rules (overlap; >= 80 % of the gold span's characters covered), and throughput (CPU seconds of
+    this process), per gold file, for the language's detector and the baselines. JSON: {file: {detector:
+    scores}}."""
     from corpora.pii.engine import PiiDetector
-    from corpora.pii.evaluate import PresidioShipped, evaluate_file, format_side_by_side
+    from corpora.pii.evaluate import KoPii, PresidioShipped, evaluate_file, format_side_by_side
     from corpora.pii.types import default_types
 
     extra = tuple(t.strip() for t in optional_types.split(",") if t.strip())
@@ -82,8 +88,24 @@ def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, 
         raise click.BadParameter(str(e), param_hint="--optional-types") from None
     except ModuleNotFoundError as e:
         raise click.ClickException(str(e)) from None
-    if baseline == "presidio":
+    asked = set(baselines) or {"presidio", "ko-pii"}
+    if "none" in asked and len(asked) > 1:
+        raise click.BadParameter("none excludes the other baselines", param_hint="--baseline")
+    if "presidio" in asked:
         detectors["presidio (shipped)"] = PresidioShipped(threshold=threshold, language=language)
+    if "ko-pii" in asked:
+        try:
+            peer = KoPii(types=default_types(language) + extra)
+        except ModuleNotFoundError as e:
+            if baselines:  # asked for by name: an error; by default: said, and left out
+                raise click.ClickException(str(e)) from None
+            click.echo(f"{e}; ko-pii left out", err=True)
+        else:
+            if peer.language == language:
+                detectors["ko-pii (shipped)"] = peer
+            elif baselines:
+                raise click.BadParameter(f"ko-pii detects {peer.language} only, not {language!r}",
+                                         param_hint="--baseline")
     results: dict[str, dict[str, dict]] = {}
     for path in gold:
         try:
@@ -94,26 +116,3 @@ def eval_(gold: tuple[Path, ...], baseline: str, optional_types: str, fmt: str, 
         click.echo(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True))
     else:
         click.echo(format_side_by_side(results))
-
-
-@pii.command()
-@click.argument("out_dir", metavar="OUT_DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--dev", "n_dev", default=1000, show_default=True, type=click.IntRange(min=0))
-@click.option("--heldout", "n_heldout", default=1500, show_default=True, type=click.IntRange(min=0))
-@click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--language", "-l", type=click.Choice(("ko", "ja")), default="ko", show_default=True,
-              help="the language of the documents: ko (Korean, corpora/pii/evalgen.py), ja (Japanese, "
-                   "corpora/pii/ja/evalgen.py)")
-def gen(out_dir: Path, n_dev: int, n_heldout: int, seed: int, language: str) -> None:
-    """Write the independent evaluation set (OUT_DIR/dev.jsonl, OUT_DIR/heldout.jsonl): synthetic documents
-    of seven genres built from the official formats, with gold spans; the held-out part draws its open-class
-    values (names, roads, buildings) from pools the development part never uses. `--language ja`: ten
-    Japanese genres, labels of the Japanese detector (MY_NUMBER, CORPORATE_NUMBER, ...)."""
-    if language == "ja":
-        from corpora.pii.ja.evalgen import write_split
-    else:
-        from corpora.pii.evalgen import write_split
-
-    paths = write_split(out_dir, n_dev=n_dev, n_heldout=n_heldout, seed=seed)
-    for split, p in paths.items():
-        click.echo(f"{split}: {p}", err=True)

@@ -54,7 +54,7 @@ class PiiPatternRecognizer(PatternRecognizer):
                  context_after: bool = False, negative_context: tuple[str, ...] = (),
                  context_window: int | None = None, min_run_digits: int = 1, lead_chars: int = 3,
                  negative_context_after: bool = False, *, language: str,
-                 fold: Callable[[str], str] | None = None):
+                 fold: Callable[[str], str] | None = None, trigger_pattern: re.Pattern[str] | None = None):
         super().__init__(supported_entity=entity, name=name, supported_language=language, patterns=patterns,
                          context=context, global_regex_flags=FLAGS)
         self.trigger = trigger
@@ -69,6 +69,10 @@ class PiiPatternRecognizer(PatternRecognizer):
         # widens its windows by this much.
         self.lead_chars = lead_chars
         self.fold = fold
+        # For the triggers `label` (a value after its label, on its line or the next) and `label_table` (a label
+        # heading a table column): the label, so that the fast scanner looks only after one, or only in a text
+        # that has a table and one.
+        self.trigger_pattern = trigger_pattern
         for p in self.patterns:  # compile once, with the flags presidio will use
             p.compiled_regex = regex.compile(p.regex, flags=FLAGS)
             p.compiled_with_flags = FLAGS

@@ -90,7 +90,10 @@ def column_header(text: str, start: int) -> str:
     head_row = text.find("<tr", table, row + 1)
     if head_row < 0 or head_row == row:
         return ""
-    cells = _TH.findall(text, head_row, text.find("</tr>", head_row))
+    head_end = text.find("</tr>", head_row)
+    if text.find("<td", head_row, head_end) >= 0:
+        return ""  # a first row with data cells (a key-value table: `<th>성명</th><td>…</td>`) is no header row
+    cells = _TH.findall(text, head_row, head_end)
     col = text.count("<td", row, td) + text.count("<th", row, td)
     return _MARKUP.sub("", cells[col]) if col < len(cells) else ""
 

@@ -7,7 +7,7 @@ since there are no lemmas; Japanese, which writes no spaces between words either
 reference implementation and the benchmark baseline.
 
 A language is one pack (`common.PiiLanguage`: `corpora.pii.ko`, `corpora.pii.ja`) named in `PII_LANGUAGES`,
-and its type lists in `types.TYPES_BY_LANGUAGE`; nothing else here is language-specific.
+and its light facts (types, locale, key packages) in `types.PACKS`; nothing else here is language-specific.
 
 `PiiDetector.detect` gives the same findings faster: a pattern is run only where it can start (near digits for
 number patterns, near administrative-unit words for addresses, and only when '@' / '://' / ':' occur for
@@ -49,6 +49,13 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 LEFT, RIGHT, MAX_MATCH = 3, 3, 96
 WINDOW_COST = 200  # characters a full regex scan covers in the time one windowed finditer call costs
 ADDR_LEFT, ADDR_MAX = 24, 160
+# A label-anchored value starts at most this many characters after its label's trigger match ends: the gap to the
+# value (a colon, spaces, a particle, a table cell boundary: <= 44), a longer form of the label than the trigger
+# matched (`계좌` of `계좌 : 하나은행`), or the line break of a form field.
+LABEL_REACH = 80
+# Triggers whose matches lie in one run of digits and separators (so `min_run_digits` holds): a text whose longest
+# run is shorter skips them without a scan.
+DIGIT_BOUND = frozenset({"digit", "label", "label_table"})
 
 
 class DocTimeout(Exception):
@@ -145,12 +152,14 @@ def _stdlib_copy(rx: str) -> re.Pattern | None:
 class _Plan:
     """What the fast path needs of one pattern recognizer, looked up once instead of per document."""
 
-    __slots__ = ("idx", "name", "entity", "trigger", "min_digits", "lead", "patterns", "limit", "rescore")
+    __slots__ = ("idx", "name", "entity", "trigger", "trigger_rx", "min_digits", "lead", "patterns", "limit",
+                 "rescore")
 
     def __init__(self, rec: PiiPatternRecognizer, idx: int, stdlib_patterns: frozenset[str]):
         self.idx, self.name = idx, rec.name
         self.entity = rec.supported_entities[0]
         self.trigger, self.min_digits, self.lead = rec.trigger, rec.min_run_digits, max(LEFT, rec.lead_chars)
+        self.trigger_rx = rec.trigger_pattern
         self.limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
         self.rescore = rec.rescore
         self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in stdlib_patterns else None,
@@ -205,8 +214,8 @@ class PiiDetector:
                  for i, r in enumerate(self.recognizers)]
         # the recognizers worth trying on a text whose longest digit run holds d digits (d capped at the largest min_run_digits),
         # in recognizer order: number patterns that need more digits are skipped without a per-document test
-        top = max((p.min_digits for p in plans if isinstance(p, _Plan) and p.trigger == "digit"), default=0)
-        self._plans_by_digits = [[p for p in plans if not (isinstance(p, _Plan) and p.trigger == "digit"
+        top = max((p.min_digits for p in plans if isinstance(p, _Plan) and p.trigger in DIGIT_BOUND), default=0)
+        self._plans_by_digits = [[p for p in plans if not (isinstance(p, _Plan) and p.trigger in DIGIT_BOUND
                                                            and p.min_digits > d)] for d in range(top + 1)]
         self._names = [r.name for r in self.recognizers]
         self._index = {r.name: i for i, r in enumerate(self.recognizers)}
@@ -247,6 +256,8 @@ class PiiDetector:
                             windows[key] = _merge([(max(0, s - plan.lead), min(n, e + RIGHT))
                                                    for s, e, k in runs if k >= plan.min_digits])
                         w = windows[key] or []
+                elif plan.trigger_rx is not None:  # label, label_table: this recognizer's own label
+                    w = _label_windows(trig, plan.trigger_rx, text) or []
                 else:
                     key = (trig, 0, 0)
                     if key not in windows:
@@ -346,6 +357,14 @@ class PiiDetector:
             if sc > 0:
                 out.append(r if sc == r[3] else (entity, r[1], r[2], sc, idx, False))
         return out
+
+
+def _label_windows(trigger: str, label: re.Pattern[str], text: str) -> list[tuple[int, int]] | None:
+    """Where a label-anchored match can START: within LABEL_REACH characters after one of its labels (`label`),
+    or anywhere in a text holding a table cell and one of its labels (`label_table`: the label heads a column)."""
+    if trigger == "label_table":
+        return [(0, len(text))] if "<td" in text and label.search(text) else None
+    return _merge([(m.start(), min(len(text), m.end() + LABEL_REACH)) for m in label.finditer(text)])
 
 
 def _check(deadline: float | None) -> None:

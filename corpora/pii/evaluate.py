@@ -17,12 +17,13 @@ left out of the overall scores.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from corpora.pii.types import ALL_TYPES, JA_STRUCTURED_TYPES, STRUCTURED_TYPES
+from corpora.pii.types import ALL_TYPES, JA_STRUCTURED_TYPES, PACKS, STRUCTURED_TYPES, pack_facts
 
 # The `structured` row: Korean's structured types, then the Japanese ones Korean lacks (a detector targets only
 # its own language's types, so each language's row is its own).
@@ -120,14 +121,23 @@ def score(gold_docs: Iterable[list[tuple[int, int, str]]],
 
 def evaluate_file(path: Path, detector=None) -> dict:
     """Scores of `detector` (anything with `detect(text) -> spans with start, end, type` and an `entities`
-    list; default: the Korean detector) on a gold file."""
+    list; default: the Korean detector) on a gold file, and its throughput there: CPU seconds of this process
+    for the whole file after one warm-up document (what loads lazily, MeCab or compiled patterns, is not
+    counted), documents and MB (UTF-8) a second."""
     from corpora.pii.engine import PiiDetector
 
     detector = detector or PiiDetector()
     docs = read_gold(path)
+    if docs:
+        detector.detect(docs[0]["text"])
+    t0 = time.process_time()
     preds = [[(s.start, s.end, s.type) for s in detector.detect(d["text"])] for d in docs]
+    cpu = max(time.process_time() - t0, 1e-9)
     res = score([d["spans"] for d in docs], preds, targeted=detector.entities)
     res["documents"] = len(docs)
+    mb = sum(len(d["text"].encode()) for d in docs) / 1e6
+    res["throughput"] = {"cpu_s": round(cpu, 3), "docs_per_s": round(len(docs) / cpu, 1),
+                         "mb_per_s": round(mb / cpu, 3)}
     return res
 
 
@@ -141,13 +151,12 @@ PRESIDIO_TYPES = {"KR_RRN": "RRN", "KR_FRN": "FRN", "KR_BRN": "BUSINESS_REG", "K
 
 class PresidioShipped:
     """Presidio's predefined recognizers as shipped (their patterns, context words and scores), as the
-    baseline of `klue pii eval --baseline presidio`: the five Korean ones, and the generic ones with their
-    language set to Korean; the phone recognizer with region KR added to its default regions (without it no
-    Korean number parses), the e-mail one with tldextract's bundled suffix list. Offline: `NoOpNlpEngine`, presidio's default context enhancer (which finds no lemmas
-    in Korean, so context words have no effect: that is how presidio ships for a language without a model).
-
-    For `language="ja"`: the generic ones only (presidio ships nothing Japan-specific), the phone recognizer with
-    region JP added."""
+    baseline of `klue pii eval --baseline presidio`: the country-specific ones the language's pack names
+    (`PackFacts.presidio_recognizers`: Korea's five; presidio ships nothing Japan-specific), and the generic ones
+    with their language set to the pack's; the phone recognizer with the pack's region (KR, JP) added to its
+    default regions (without it no Korean number parses), the e-mail one with tldextract's bundled suffix list.
+    Offline: `NoOpNlpEngine`, presidio's default context enhancer (which finds no lemmas in Korean or Japanese,
+    so context words have no effect: that is how presidio ships for a language without a model)."""
 
     def __init__(self, threshold: float = 0.4, language: str = "ko"):
         import tldextract
@@ -164,17 +173,17 @@ class PresidioShipped:
                 return offline_tld(pattern_text).fqdn != ""
 
         lang = language
-        region = {"ko": "KR", "ja": "JP"}.get(lang)
-        if region is None:
-            raise ValueError(f"no presidio baseline for language {lang!r}; known: ko, ja")
+        try:
+            facts = pack_facts(lang)
+        except ValueError:
+            raise ValueError(f"no presidio baseline for language {lang!r}; known: {', '.join(PACKS)}") from None
         phone = pr.PhoneRecognizer(supported_language=lang,
-                                   supported_regions=(*pr.PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS, region))
-        recs = [OfflineEmailRecognizer(supported_language=lang), phone,
+                                   supported_regions=(*pr.PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS,
+                                                      facts.presidio_region))
+        recs = [*(getattr(pr, name)() for name in facts.presidio_recognizers),
+                OfflineEmailRecognizer(supported_language=lang), phone,
                 pr.CreditCardRecognizer(supported_language=lang), pr.IpRecognizer(supported_language=lang),
                 pr.UrlRecognizer(supported_language=lang)]
-        if lang == "ko":
-            recs = [pr.KrRrnRecognizer(), pr.KrFrnRecognizer(), pr.KrBrnRecognizer(), pr.KrDriverLicenseRecognizer(),
-                    pr.KrPassportRecognizer(), *recs]
         registry = RecognizerRegistry(recognizers=recs, supported_languages=[lang])
         nlp = NoOpNlpEngine(models=[{"lang_code": lang, "model_name": "none"}])
         self.engine = AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=[lang],
@@ -188,6 +197,45 @@ class PresidioShipped:
 
         spans = [Span(r.start, r.end, PRESIDIO_TYPES[r.entity_type], round(float(r.score), 4), r.entity_type)
                  for r in self.engine.analyze(text, language=self.language) if r.entity_type in PRESIDIO_TYPES]
+        return resolve_overlaps(spans)
+
+
+# ko-pii (Marker Inc Korea, MIT; https://github.com/Marker-Inc-Korea/ko-pii; `pip install ko-pii`, in the `bench`
+# extra): the closest Korean peer, a rule-based library of 33 labels. Its labels that name one of our types, as
+# ko-pii's `labels.LABEL_INFO` defines them; the others (PNU 토지번호, PRESCRIPTION_ID, EDI_DRUG, EMPLOYEE_ID,
+# PETITION_ID, COURT_CASE, DOC_ID, NATIONALITY, EDUCATION, MAJOR, POSITION, HEIGHT, WEIGHT) have no counterpart
+# here and are not asked for. One table, the mapping the comparison rests on.
+KO_PII_TYPES = {"PERSON": "PERSON", "PHONE": "PHONE", "FAX": "FAX", "RRN": "RRN", "FRN": "FRN",
+                "CORP_REG": "CORP_REG", "BUSINESS_REG": "BUSINESS_REG", "DRIVER_LICENSE": "DRIVER_LICENSE",
+                "PASSPORT": "PASSPORT", "CARD": "CARD", "ACCOUNT": "ACCOUNT",
+                "MEDICAL_INSURANCE": "MEDICAL_INSURANCE", "VEHICLE": "VEHICLE", "EMAIL": "EMAIL", "URL": "URL",
+                "IP": "IP", "ADDRESS": "ADDRESS", "POSTAL_CODE": "POSTAL_CODE", "DT_BIRTH": "DT_BIRTH", "AGE": "AGE"}
+
+
+class KoPii:
+    """ko-pii's `detect_all` as shipped (its normalisation on, its own overlap resolution), asked for the labels
+    of `KO_PII_TYPES` whose type is in `types` (default: our default Korean types), its labels mapped to ours.
+    Scores are ko-pii's confidences; no threshold is applied (ko-pii reports what it decided)."""
+
+    def __init__(self, types: Iterable[str] | None = None):
+        try:
+            from ko_pii import detect_all
+        except ModuleNotFoundError as err:
+            raise ModuleNotFoundError("ko-pii is not installed: pip install 'klue-pipeline[bench]' (or ko-pii)") \
+                from err
+        from corpora.pii.types import default_types
+
+        wanted = set(default_types("ko") if types is None else types)
+        self._detect_all = detect_all
+        self.language = "ko"  # ko-pii detects Korean PII only
+        self.labels = sorted(k for k, ours in KO_PII_TYPES.items() if ours in wanted)
+        self.entities = sorted({KO_PII_TYPES[k] for k in self.labels})
+
+    def detect(self, text: str) -> list:
+        from corpora.pii.resolve import Span, resolve_overlaps
+
+        spans = [Span(r.start, r.end, KO_PII_TYPES[r.label], round(float(r.confidence), 4), r.rule_id or r.label)
+                 for r in self._detect_all(text, include=self.labels) if r.label in KO_PII_TYPES]
         return resolve_overlaps(spans)
 
 
@@ -261,6 +309,10 @@ def format_side_by_side(results: dict[str, dict[str, dict]]) -> str:
         for i, (name, _, goal) in enumerate(sums[dets[0]]):
             vals = "".join(f"{'-' if sums[d][i][1] is None else format(sums[d][i][1], '.3f'):>24}" for d in dets)
             lines.append(f"{name:<44}{'' if goal is None else format(goal, '.2f'):>6}{vals}")
+        if all("throughput" in r for r in by_det.values()):
+            for key, label in (("docs_per_s", "throughput: documents / CPU second"),
+                               ("mb_per_s", "throughput: MB / CPU second")):
+                lines.append(f"{label:<50}" + "".join(f"{by_det[d]['throughput'][key]:>24}" for d in dets))
         lines.append("")
     return "\n".join(lines)
 

@@ -12,34 +12,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from pipeline import io
+from corpora.standoff import StandoffFile
 
 if TYPE_CHECKING:
     from corpora.pii.resolve import Span
 
-SPAN_SCHEMA = pa.schema([
-    pa.field("id", pa.string(), nullable=False),
-    pa.field("start", pa.int32(), nullable=False),
-    pa.field("end", pa.int32(), nullable=False),
-    pa.field("type", pa.string(), nullable=False),
-    pa.field("score", pa.float32(), nullable=False),
-    pa.field("recognizer", pa.string(), nullable=False),
+SPANS = StandoffFile("spans", [
+    ("start", pa.int32()),
+    ("end", pa.int32()),
+    ("type", pa.string()),
+    ("score", pa.float32()),
+    ("recognizer", pa.string()),
 ])
+SPAN_SCHEMA = SPANS.schema
 FAILED_FILE = "failed_ids.json"
 
 
 def spans_name(shard: Path) -> str:
-    return shard.name.replace("shard-", "spans-", 1)
+    return SPANS.name(shard)
 
 
 def write_spans(path: Path, cols: list[list[Any]]) -> None:
     """Write span columns (id, start, end, type, score, recognizer) atomically."""
-    table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, SPAN_SCHEMA, strict=True)],
-                                 schema=SPAN_SCHEMA)
-    with io.atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+    SPANS.write(path, cols)
 
 
 def read_spans(path: Path) -> dict[str, list[Span]]:
@@ -47,8 +43,6 @@ def read_spans(path: Path) -> dict[str, list[Span]]:
     from corpora.pii.resolve import Span
 
     out: dict[str, list[Span]] = {}
-    t = pq.read_table(path).to_pydict()
-    for i, s, e, ty, sc, r in zip(t["id"], t["start"], t["end"], t["type"], t["score"], t["recognizer"],
-                                  strict=True):
+    for i, s, e, ty, sc, r in zip(*SPANS.read(path), strict=True):
         out.setdefault(i, []).append(Span(s, e, ty, round(float(sc), 4), r))
     return out

@@ -10,14 +10,16 @@ well-formed identifiers.
 
 from __future__ import annotations
 
+import importlib
 import random
+from collections.abc import Callable
 
 import xxhash
 
 from corpora.pii import validators as v
+from corpora.pii.types import PACKS, owner, pack_facts
 
 _fakers: dict[str, object] = {}
-LOCALES = {"ko": "ko_KR", "ja": "ja_JP"}
 
 
 def _faker(locale: str = "ko_KR"):
@@ -32,12 +34,23 @@ def _faker(locale: str = "ko_KR"):
 
 def _locale(language: str) -> str:
     try:
-        return LOCALES[language]
-    except KeyError:
-        raise ValueError(f"no surrogates for language {language!r}; known: {', '.join(LOCALES)}") from None
+        return pack_facts(language).faker_locale
+    except ValueError:
+        raise ValueError(f"no surrogates for language {language!r}; known: {', '.join(PACKS)}") from None
 
 
-def _reshape(original: str, rng: random.Random) -> str:
+def _pack_surrogate(type_: str, language: str) -> Callable[..., str | None] | None:
+    """The surrogate function of the pack whose format `type_` has (`PackFacts.surrogates`), or None. Named as
+    "module:function" and imported on first use: the Japanese rules need its pack's check digits, a Korean run
+    never imports them."""
+    target = owner(type_, language).surrogates
+    if target is None:
+        return None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def reshape(original: str, rng: random.Random) -> str:
     """Random digits (and capital letters) in the original's layout; the first digit keeps its class."""
     out = []
     for i, c in enumerate(original):
@@ -50,10 +63,12 @@ def _reshape(original: str, rng: random.Random) -> str:
     return "".join(out)
 
 
-def _fix_last_digit(s: str, ok) -> str:
-    """Change the last digit until `ok` holds (checksums are a function of the last digit)."""
-    idx = max(i for i, c in enumerate(s) if c.isdigit())
-    for d in "0123456789":
+def fix_check_digit(s: str, ok, first: bool = False) -> str:
+    """Change the check digit until `ok` holds: the last digit (checksums are a function of it), or with `first`
+    the first (the Japanese corporate number's check digit leads; never a 0 there)."""
+    digits = [i for i, c in enumerate(s) if c.isdigit()]
+    idx = digits[0] if first else digits[-1]
+    for d in "123456789" if first else "0123456789":
         cand = s[:idx] + d + s[idx + 1:]
         if ok(cand):
             return cand
@@ -73,23 +88,14 @@ def _phone_like(original: str, rng: random.Random) -> str:
 
     m = re.match(r"\D*\d+", original)
     k = m.end() if m and len(v.digits(m.group())) <= 4 and m.end() < len(original) else 0
-    return original[:k] + _reshape(original[k:], rng)
-
-
-def _fix_first_digit(s: str, ok) -> str:
-    """Change the first digit until `ok` holds (the Japanese corporate number's check digit leads)."""
-    idx = min(i for i, c in enumerate(s) if c.isdigit())
-    for d in "123456789":
-        cand = s[:idx] + d + s[idx + 1:]
-        if ok(cand):
-            return cand
-    return s
+    return original[:k] + reshape(original[k:], rng)
 
 
 def make_surrogate(type_: str, original: str, rng: random.Random, language: str = "ko") -> str:
     f = _faker(_locale(language))
-    if language == "ja" or type_ in ("MY_NUMBER", "CORPORATE_NUMBER"):
-        out = _japanese(type_, original, rng, f)
+    own = _pack_surrogate(type_, language)
+    if own is not None:
+        out = own(type_, original, rng, f)
         if out is not None:
             return out
     if type_ == "PERSON":
@@ -105,38 +111,20 @@ def make_surrogate(type_: str, original: str, rng: random.Random, language: str 
     if type_ in ("PHONE", "FAX"):
         return _phone_like(original, rng)
     if type_ == "RRN":
-        return _fix_last_digit(_rrn_like(original, rng, "12"), v.rrn_checksum_ok)
+        return fix_check_digit(_rrn_like(original, rng, "12"), v.rrn_checksum_ok)
     if type_ == "FRN":
-        return _fix_last_digit(_rrn_like(original, rng, "56"), v.frn_checksum_ok)
+        return fix_check_digit(_rrn_like(original, rng, "56"), v.frn_checksum_ok)
     if type_ == "CARD":
-        return _fix_last_digit(_reshape(original, rng), v.luhn_ok)
+        return fix_check_digit(reshape(original, rng), v.luhn_ok)
     if type_ == "BUSINESS_REG":  # the layout rules (python-stdnum: no 00 business type, no 0000 serial) too
         for _ in range(100):
-            cand = _fix_last_digit(_reshape(original, rng), v.business_reg_ok)
+            cand = fix_check_digit(reshape(original, rng), v.business_reg_ok)
             if v.business_reg_ok(cand):
                 return cand
         return cand
     if type_ == "CORP_REG":
-        return _fix_last_digit(_reshape(original, rng), v.corp_reg_ok)
-    return _reshape(original, rng)
-
-
-def _japanese(type_: str, original: str, rng: random.Random, f) -> str | None:
-    """The Japanese surrogates that differ from the Korean rules: a valid My Number (check digit last), a
-    valid corporate number (check digit first; the invoice number's `T` kept), a name written as the original
-    (no space between surname and given name unless it had one); None for the types handled as in Korean."""
-    from corpora.pii.ja.patterns import corporate_number_ok, my_number_ok
-
-    if type_ == "MY_NUMBER":
-        return _fix_last_digit(_reshape(original, rng), my_number_ok)
-    if type_ == "CORPORATE_NUMBER":
-        head = "T" if original.startswith("T") else ""
-        shaped = head + _reshape(original[len(head):], rng)
-        return _fix_first_digit(shaped, corporate_number_ok) if len(v.digits(shaped)) == 13 else shaped
-    if type_ == "PERSON":
-        name = f.name()
-        return name if any(c.isspace() for c in original) else name.replace(" ", "").replace("\u3000", "")
-    return None
+        return fix_check_digit(reshape(original, rng), v.corp_reg_ok)
+    return reshape(original, rng)
 
 
 class DocSurrogates:

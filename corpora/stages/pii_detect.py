@@ -17,13 +17,13 @@ from corpora.shards import QuarantineWriter, list_shards
 from pipeline import io
 from pipeline.stage import (
     ArmOutput,
-    Funnel,
+    FunnelSum,
     ReportSection,
     Stage,
     StageContext,
     StageParams,
     StageResult,
-    funnels_from_tallies,
+    shard_funnels,
     tally,
 )
 from pipeline.versions import package_versions
@@ -123,17 +123,17 @@ def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...], str]) -> 
                     scores.append(sp.score)
                     recognizers.append(sp.recognizer)
     write_spans(Path(out_path), [ids, starts, ends, types, scores, recognizers])
-    funnel, by_source = funnels_from_tallies(kept, quarantined)
-    return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
-            "per_type": dict(Counter(types)), "docs_with_pii": docs_with_pii, "failed": failed,
-            "shard": Path(in_path).name}
+    return {**shard_funnels(kept, quarantined), "per_type": dict(Counter(types)), "docs_with_pii": docs_with_pii,
+            "failed": failed, "shard": Path(in_path).name}
 
 
 class PiiDetectStage(Stage[PiiDetectParams]):
     """Detect PII spans once; store them stand-off for every replacement arm to share."""
 
     name = "pii_detect"
-    version = "2"  # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names
+    # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names;
+    # 3: identifiers after their label in any shape (ko_labelled_*), key-value tables have no header row
+    version = "3"
     inputs = ("decontaminate",)
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
@@ -160,27 +160,26 @@ class PiiDetectStage(Stage[PiiDetectParams]):
         return ReportSection("PII detected", "\n".join(md), [fig] if types else [])
 
     def fingerprint(self, ctx: StageContext[PiiDetectParams]) -> dict:
-        """Japanese names come from MeCab's UniDic tags and its numbers from python-stdnum's checks: their
-        versions are part of the key (the Korean key is as it was)."""
-        if ctx.params.language == "ko":
-            return {}
-        return package_versions("mecab-python3", "unidic-lite", "python-stdnum")
+        """The versions of the data a pack reads at run time (`PackFacts.key_packages`: Japanese names come from
+        MeCab's UniDic tags and its numbers from python-stdnum's checks) are part of the key; a pack that
+        names none (Korean) keys as before."""
+        from corpora.pii.types import pack_facts
+
+        packages = pack_facts(ctx.params.language).key_packages
+        return package_versions(*packages) if packages else {}
 
     def run(self, ctx: StageContext[PiiDetectParams]) -> StageResult:
         p = ctx.params
         shards = list_shards(ctx.inputs["decontaminate"].path)
         tasks = [(str(s), str(ctx.out_dir / spans_name(s)), p.threshold, p.doc_timeout_s, p.types, p.language)
                  for s in shards]
-        funnel = Funnel()
-        by_source: dict[str, Funnel] = {}
+        funnels = FunnelSum()
         per_type: Counter = Counter()
         docs_with_pii = 0
         failed_ids = []
         with QuarantineWriter(ctx.out_dir / "quarantine" / "pii_detect.jsonl") as q:
             for res in ctx.map(_detect_shard, tasks, desc="pii_detect"):
-                funnel.add(Funnel.from_json(res["funnel"]))
-                for k, v in res["by_source"].items():
-                    by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+                funnels.add(res)
                 per_type.update(res["per_type"])
                 docs_with_pii += res["docs_with_pii"]
                 for f in res["failed"]:
@@ -189,5 +188,5 @@ class PiiDetectStage(Stage[PiiDetectParams]):
                     failed_ids.append(f["id"])
         io.write_json(ctx.out_dir / FAILED_FILE, sorted(failed_ids), indent=1)
         report = {"language": p.language, "types": list(p.types), "spans_per_type": dict(sorted(per_type.items())), "spans": sum(per_type.values()),
-                  "docs": funnel.docs_in, "docs_with_pii": docs_with_pii, "docs_failed": len(failed_ids)}
-        return StageResult(funnel=funnel, by_source=by_source, meta={"report": report})
+                  "docs": funnels.funnel.docs_in, "docs_with_pii": docs_with_pii, "docs_failed": len(failed_ids)}
+        return StageResult(funnel=funnels.funnel, by_source=funnels.by_source, meta={"report": report})

@@ -27,15 +27,7 @@ from corpora.lang import LanguageCode
 from corpora.shards import list_shards
 from pipeline import io
 from pipeline.filehash import file_digests
-from pipeline.stage import (
-    Funnel,
-    Stage,
-    StageContext,
-    StageParams,
-    StageResult,
-    funnels_from_tallies,
-    tally,
-)
+from pipeline.stage import FunnelSum, Stage, StageContext, StageParams, StageResult, shard_funnels, tally
 from pipeline.versions import package_versions
 
 EXCERPT = 300  # characters of the scored unit kept per sample
@@ -140,9 +132,7 @@ def _score_shard(task: tuple[str, str, str, str, str, float, int, list[str] | No
                 s = scored[i]
                 lst.append({"id": doc_id, "source": source, "score": round(float(score32[i]), 4),
                             "start": s.start, "end": s.end, "text": text[s.start:s.end][:EXCERPT]})
-    funnel, by_source = funnels_from_tallies(kept, {})
-    return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
-            "drop": drop_ids, "above_by_source": dict(above_by_source), "samples": samples,
+    return {**shard_funnels(kept, {}), "drop": drop_ids, "above_by_source": dict(above_by_source), "samples": samples,
             "bins": np.bincount(bins, minlength=BINS).tolist()}
 
 
@@ -175,22 +165,20 @@ class ToxicityStage(Stage[ToxicityParams]):
         shards = list_shards(ctx.inputs["decontaminate"].path)
         tasks = [(str(s), str(ctx.out_dir / scores_name(s)), str(model_dir), p.level, p.language, p.threshold,
                   p.samples_per_source, p.sources) for s in shards]
-        funnel = Funnel()
-        by_source: dict[str, Funnel] = {}
+        funnels = FunnelSum()
         drop: list[str] = []
         above_by_source: Counter[str] = Counter()
         samples: dict[str, list[dict[str, Any]]] = {}
         bins = np.zeros(BINS, dtype=np.int64)
         for res in ctx.map(_score_shard, tasks, desc="toxicity"):
-            funnel.add(Funnel.from_json(res["funnel"]))
-            for k, v in res["by_source"].items():
-                by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+            funnels.add(res)
             drop += res["drop"]
             above_by_source.update(res["above_by_source"])
             for src, lst in res["samples"].items():
                 mine = samples.setdefault(src, [])
                 mine += lst[: p.samples_per_source - len(mine)]
             bins += np.array(res["bins"], dtype=np.int64)
+        funnel, by_source = funnels.funnel, funnels.by_source
         if p.action == "drop":
             io.write_json(ctx.out_dir / DROP_FILE, sorted(drop), indent=1)
         io.write_jsonl(ctx.out_dir / "samples.jsonl", [r for s in sorted(samples) for r in samples[s]])

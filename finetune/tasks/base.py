@@ -12,8 +12,11 @@ feature per question whose `input_ids` / `attention_mask` hold one token list pe
 pads them to (batch, choices, tokens)); their outputs are (batch, choices) logits.
 
 Imports run one way: this module uses `finetune.records` and `finetune.encoders` (leaves) and nothing else of
-the framework. What the registry declares about a task (metric names, main metric, report columns) reaches the
-instance as `entry`, which `finetune.registry.get_task` sets.
+the framework. Each task class declares what reports need to know about it as its `entry` (a `TaskEntry`: title,
+metric names, main metric, results-table columns with the published scores), beside `compute_metrics`, which
+returns those metrics; `finetune.registry` maps names to the classes and reads `entry` from them. A task module
+therefore stays light to import (heavy libraries load inside methods): `klue finetune --help` and the results
+tables import every task module of a suite.
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["IGNORE_INDEX", "POOLINGS", "SENTENCE_HEAD_TASKS", "ClassificationTask", "DataError", "DataFiles",
            "Example", "Feature", "Hyperparams", "MultipleChoiceCollator", "Task", "check_hyperparams", "departures",
-           "check_task_hyperparam", "finite_or_none", "load_encoder", "multiple_choice", "reads_hyperparam",
-           "require", "sequence_classifier", "token_classifier"]
+           "check_task_hyperparam", "finite_or_none", "KLUE_MODELS", "klue_published", "load_encoder",
+           "multiple_choice", "published_scores", "reads_hyperparam", "require", "sequence_classifier",
+           "token_classifier"]
 
 # The label (and padded-output) value that losses and metrics skip: torch's CrossEntropyLoss default
 # ignore_index, and what transformers' DataCollatorForTokenClassification pads labels with.
@@ -175,6 +179,28 @@ def check_task_hyperparam(task: str, field: str) -> None:
                      f"not by {task}")
 
 
+# The models of KLUE's published dev scores, the "Baseline Scores" table of the KLUE README
+# (github.com/KLUE-benchmark/KLUE, README.md at commit 0106de0161790bb1501a6c5832f733dc22d747ef), which the paper
+# (arXiv 2105.09680) reports as dev-set results; in the order the results tables list them.
+KLUE_MODELS = ("mBERT-base", "XLM-R-base", "XLM-R-large", "KR-BERT-base", "koELECTRA-base", "KLUE-BERT-base",
+               "KLUE-RoBERTa-small", "KLUE-RoBERTa-base", "KLUE-RoBERTa-large")
+
+
+def published_scores(models: tuple[str, ...], scores: tuple[float, ...], table: str) -> dict[str, float]:
+    """model -> score for one column of a published table, `scores` in the order of `models`: one line per column
+    in each task module, checked against the README model by model. A column of another length is a ValueError
+    naming the table: a missing value would otherwise shift the rest onto the wrong models."""
+    if len(scores) != len(models):
+        raise ValueError(f"{table}: {len(scores)} scores for {len(models)} models ({', '.join(models)})")
+    return dict(zip(models, scores, strict=True))
+
+
+def klue_published(*scores: float) -> dict[str, float]:
+    """One column of KLUE's README table (`KLUE_MODELS`, in that order); each KLUE task's `entry` says which of
+    its metric keys the column is."""
+    return published_scores(KLUE_MODELS, scores, "KLUE README, Baseline Scores")
+
+
 @dataclass(frozen=True)
 class DataFiles:
     subdir: str  # folder under the KLUE data dir (e.g. "ynat")
@@ -188,26 +214,24 @@ class Task(ABC):
     defaults: ClassVar[Hyperparams]
     files: ClassVar[DataFiles]
 
+    # Title, metric keys, main metric and results-table columns: every concrete task declares its own (a subclass
+    # such as JNLI of NLI too: `finetune.registry` refuses an inherited one, which would report the wrong suite).
+    entry: ClassVar[TaskEntry]
+
     def __init__(self, data_dir: Path | None = None) -> None:
         self.data_dir = data_dir
-        self.entry: TaskEntry | None = None  # set by finetune.registry.get_task
-
-    def _entry(self) -> TaskEntry:
-        if self.entry is None:
-            raise RuntimeError(f"task {self.name!r} has no registry entry: build it with finetune.registry.get_task")
-        return self.entry
 
     @property
     def metric_names(self) -> tuple[str, ...]:
-        return self._entry().metrics
+        return self.entry.metrics
 
     @property
     def main_metric(self) -> str:
-        return self._entry().main_metric
+        return self.entry.main_metric
 
     @property
     def columns(self) -> tuple[Column, ...]:
-        return self._entry().columns
+        return self.entry.columns
 
     # ---- reading -------------------------------------------------------------------------------
     def read_file(self, path: Path) -> list[Example]:
@@ -273,6 +297,15 @@ class Task(ABC):
     @abstractmethod
     def check_prediction(self, rec: dict, where: str) -> dict:
         """Validate one prediction record (fields, label names, ranges); raise `DataError` naming `where`."""
+
+    @staticmethod
+    def require_labels(values: list, labels: list[str], field: str, what: str, where: str) -> None:
+        """For `check_prediction`: every value of a list field (NER's `tags`, DP's `deprels`) is one of the task's
+        labels, or a `DataError` naming the field, the index and value of the first that is not, and the labels."""
+        known = set(labels)
+        for i, value in enumerate(values):
+            if value not in known:
+                raise DataError(f"{where}: field {field!r}[{i}] = {value!r} is not {what} (expected one of {labels})")
 
     def prediction_key(self, rec: dict) -> str:
         """The gold example a (checked) prediction record is for: its guid. DST records name a dialogue and a

@@ -50,17 +50,8 @@ import numpy as np
 
 from finetune.encoders import hidden_dropout
 from finetune.metrics import dst_scores
-from finetune.records import load_json_list
-from finetune.tasks.base import (
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    Task,
-    load_encoder,
-    require,
-)
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
+from finetune.tasks.base import DataFiles, Hyperparams, Task, klue_published, load_encoder
 
 ONTOLOGY_FILE = "ontology.json"
 GATE_OF_VALUE = {"dontcare": 1, "yes": 3, "no": 4}  # else: none 0 (absent), ptr 2
@@ -348,6 +339,11 @@ class DstTask(Task):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return dst_scores([p["state"] for p in preds], [g["state"] for g in golds])
+
+    entry = TaskEntry("Dialogue state tracking (WoS, TRADE-style generator)", ("joint_goal_acc", "slot_micro_f1"),
+                      "slot_micro_f1", columns=(
+        Column("joint_goal_acc", "DST JGA", klue_published(35.46, 39.82, 41.20, 45.33, 41.58, 48.99, 45.65, 47.48, 50.49)),
+        Column("slot_micro_f1", "DST slot F1", klue_published(88.63, 89.61, 89.80, 90.70, 89.60, 91.86, 91.22, 91.55, 92.11))))
 
 
 class DstCollator:

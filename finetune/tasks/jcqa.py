@@ -28,17 +28,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import accuracy
-from finetune.tasks.base import (
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    MultipleChoiceCollator,
-    multiple_choice,
-    require,
-)
-from finetune.tasks.jglue import JsonLinesTask, jglue_id
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
+from finetune.tasks.base import DataFiles, Hyperparams, MultipleChoiceCollator, multiple_choice
+from finetune.tasks.jglue import JsonLinesTask, jglue_id, jglue_published
 
 N_CHOICES = 5
 CHOICE_KEYS = tuple(f"choice{i}" for i in range(N_CHOICES))
@@ -107,3 +99,7 @@ class JCommonsenseQaTask(JsonLinesTask):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return {"accuracy": accuracy([p["label"] for p in preds], [g["label"] for g in golds])}
+
+    entry = TaskEntry("Commonsense QA, 5-way multiple choice (JGLUE JCommonsenseQA)", ("accuracy",), "accuracy",
+                      columns=(
+        Column("accuracy", "JCQA Acc", jglue_published(80.8, 71.8, 81.6, 82.3, 84.0, 90.7, 89.1, 68.7, 84.0)),))

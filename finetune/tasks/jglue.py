@@ -24,10 +24,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from finetune.records import read_records
-from finetune.tasks.base import DataError, Example, Task, require
+from finetune.records import DataError, Example, read_records, require
+from finetune.tasks.base import Task, published_scores
 
 JGLUE_COMMIT = "6f071c09316baae89c3d083a90985b4b1cb9968c"
+
+
+# The models of JGLUE's published dev scores, the dev-set table of the JGLUE README (github.com/yahoojapan/JGLUE,
+# README.md at `JGLUE_COMMIT`, the v1.3 release the shared data comes from), in the order the results tables list
+# them. XLM-R keeps the KLUE table's model names: it is the same checkpoint.
+JGLUE_MODELS = ("Tohoku BERT-base", "Tohoku BERT-base (char)", "Tohoku BERT-large", "NICT BERT-base",
+                "Waseda RoBERTa-base", "Waseda RoBERTa-large (s128)", "Waseda RoBERTa-large (s512)", "XLM-R-base",
+                "XLM-R-large")
+
+
+def jglue_published(*scores: float) -> dict[str, float]:
+    """One column of JGLUE's README table (`JGLUE_MODELS`, in that order), ×100 to match the metric keys here.
+    Seven scores leave XLM-R out, where the README has "-" (JSQuAD: "excluded from the JSQuAD evaluation").
+    Those numbers come from JGLUE's train files; the shared copy has none for JNLI and JSQuAD, so runs there use
+    a dev split and are not comparable."""
+    models = JGLUE_MODELS if len(scores) != len(JGLUE_MODELS) - 2 else JGLUE_MODELS[:-2]
+    return published_scores(models, scores, "JGLUE README, dev set")
 
 
 class JsonLinesTask(Task):

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from finetune.tasks.base import ClassificationTask, DataFiles, Example, Hyperparams, require
-from finetune.tasks.jglue import JsonLinesTask, jglue_id
+from finetune.records import Column, Example, TaskEntry, require
+from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams
+from finetune.tasks.jglue import JsonLinesTask, jglue_id, jglue_published
 from finetune.tasks.nli import NliTask
 
 JNLI_LABELS = ["contradiction", "entailment", "neutral"]
@@ -33,6 +34,9 @@ class JnliTask(JsonLinesTask, NliTask):
                                                   warmup_ratio=0.1, evals_per_epoch=1, patience=None)
     files: ClassVar[DataFiles] = DataFiles("jnli-v1.3", "train-v1*.json", "valid-v1*.json", "JNLI")
     labels = JNLI_LABELS
+    # NLI's metric (`compute_metrics`: accuracy), JGLUE's title and published column
+    entry = TaskEntry("Natural language inference (JGLUE JNLI)", ("accuracy",), "accuracy", columns=(
+        Column("accuracy", "JNLI Acc", jglue_published(90.6, 89.6, 90.5, 90.9, 90.0, 93.1, 93.4, 89.8, 92.4)),))
 
     # The dev split (JGLUE ships no JNLI train file) keeps each image's pairs on one side: pairs are built from
     # the captions of one YJ Captions image (`yjcaptions_id` = image id - caption id - caption id), and split by

@@ -50,7 +50,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import jsquad_scores
-from finetune.tasks.base import DataError, DataFiles, Example, Feature, Hyperparams
+from finetune.records import Column, DataError, Example, Feature, TaskEntry
+from finetune.tasks.base import DataFiles, Hyperparams
+from finetune.tasks.jglue import jglue_published
 from finetune.tasks.mrc import MrcTask, best_answer
 
 
@@ -78,3 +80,8 @@ class JsquadTask(MrcTask):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return jsquad_scores([p["answer"] for p in preds], [[a["text"] for a in g["answers"]] for g in golds])
+
+    # No XLM-R scores: JGLUE's table has none for JSQuAD ("excluded from the JSQuAD evaluation").
+    entry = TaskEntry("Extractive QA, all answerable (JGLUE JSQuAD)", ("exact_match", "f1"), "f1", columns=(
+        Column("exact_match", "JSQuAD EM", jglue_published(87.1, 86.4, 88.0, 89.7, 86.4, 88.4, 91.8)),
+        Column("f1", "JSQuAD F1", jglue_published(94.1, 93.7, 94.6, 94.7, 92.7, 94.0, 96.3))))

@@ -20,8 +20,9 @@ import math
 from typing import Any, ClassVar
 
 from finetune.metrics import pearson_r, spearman_r
-from finetune.tasks.base import DataError, DataFiles, Example, Hyperparams, require
-from finetune.tasks.jglue import JsonLinesTask, jglue_id
+from finetune.records import Column, DataError, Example, TaskEntry, require
+from finetune.tasks.base import DataFiles, Hyperparams
+from finetune.tasks.jglue import JsonLinesTask, jglue_id, jglue_published
 from finetune.tasks.sts import StsTask
 
 
@@ -41,6 +42,11 @@ class JstsTask(JsonLinesTask, StsTask):
                 "sentence2": require(rec, "sentence2", str, where), "label": float(score)}
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
-        p = [float(x["score"]) for x in preds]
-        g = [x["label"] for x in golds]
+        """JGLUE's pair for JSTS, Pearson and Spearman r (`run_glue.py --metric_name stsb`), where KLUE-STS has
+        Pearson r and a binary F1."""
+        p, g = self.scores_and_labels(preds, golds)
         return {"pearsonr": pearson_r(p, g), "spearmanr": spearman_r(p, g)}
+
+    entry = TaskEntry("Semantic textual similarity (JGLUE JSTS)", ("pearsonr", "spearmanr"), "pearsonr", columns=(
+        Column("pearsonr", "JSTS Pearson", jglue_published(90.9, 89.3, 91.3, 91.0, 91.3, 93.0, 92.6, 87.7, 91.8)),
+        Column("spearmanr", "JSTS Spearman", jglue_published(86.8, 85.1, 87.2, 87.1, 87.3, 89.6, 89.2, 83.1, 88.4))))

@@ -65,17 +65,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import mrc_scores
-from finetune.records import load_json
-from finetune.tasks.base import (
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    Task,
-    _auto_model,
-    require,
-)
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json, require
+from finetune.tasks.base import DataFiles, Hyperparams, Task, _auto_model, klue_published
 
 MAX_QUERY_LENGTH = 64  # KlueMRCProcessor --max_query_length
 DOC_STRIDE = 128  # --doc_stride: tokens between the starts of two windows
@@ -356,3 +347,8 @@ class MrcTask(Task):
             forced = mrc_scores([p["best_span"] for p in preds], answers)
             out["exact_match_forced"], out["rouge_w_forced"] = forced["exact_match"], forced["rouge_w"]
         return out
+
+    entry = TaskEntry("Machine reading comprehension (KLUE-MRC, spans + unanswerable)", ("exact_match", "rouge_w"),
+                      "rouge_w", columns=(
+        Column("exact_match", "MRC EM", klue_published(44.66, 27.48, 35.99, 48.28, 59.82, 62.32, 57.79, 68.52, 76.78)),
+        Column("rouge_w", "MRC ROUGE", klue_published(55.92, 53.93, 66.77, 58.54, 66.05, 68.51, 63.78, 74.02, 81.43))))

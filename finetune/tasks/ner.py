@@ -39,18 +39,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import ner_char_macro_f1, ner_entity_macro_f1
-from finetune.records import read_tsv_sentences
-from finetune.tasks.base import (
-    IGNORE_INDEX,
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    Task,
-    require,
-    token_classifier,
-)
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, read_tsv_sentences, require
+from finetune.tasks.base import IGNORE_INDEX, DataFiles, Hyperparams, Task, klue_published, token_classifier
 
 # KLUE-baseline's label order (`KlueNERProcessor.get_labels`). The HF `klue`/`ner` copy uses B-DT, I-DT, B-LC, ...
 NER_LABELS = ["B-PS", "I-PS", "B-LC", "I-LC", "B-OG", "I-OG", "B-DT", "I-DT", "B-TI", "I-TI", "B-QT", "I-QT", "O"]
@@ -191,10 +181,7 @@ class NerTask(Task):
     def check_prediction(self, rec: dict, where: str) -> dict:
         require(rec, "guid", str, where)
         tags = require(rec, "tags", list, where)
-        for i, t in enumerate(tags):
-            if t not in _INDEX:
-                raise DataError(f"{where}: field 'tags'[{i}] = {t!r} is not a KLUE-NER tag (expected one of "
-                                f"{NER_LABELS})")
+        self.require_labels(tags, NER_LABELS, "tags", "a KLUE-NER tag", where)
         return rec
 
     def check_aligned(self, rec: dict, gold: Example, where: str) -> None:
@@ -216,3 +203,12 @@ class NerTask(Task):
                 "character_macro_f1": ner_char_macro_f1(flat_pred, flat_gold, NER_LABELS),
                 "character_macro_f1_without_o": ner_char_macro_f1(flat_pred, flat_gold, NER_LABELS,
                                                                   include_o=False)}
+
+    # KLUE's "entity F1" / "char F1" are KLUE-baseline's `entity_macro_f1` / `character_macro_f1`; the char F1
+    # without O is ours, beside them (no published scores).
+    entry = TaskEntry("Named entity recognition (KLUE-NER, character level)",
+                      ("entity_macro_f1", "character_macro_f1", "character_macro_f1_without_o"), "character_macro_f1",
+                      columns=(
+        Column("entity_macro_f1", "NER entity F1", klue_published(75.14, 80.73, 81.81, 75.37, 86.82, 84.77, 84.99, 85.13, 85.79)),
+        Column("character_macro_f1", "NER char F1", klue_published(87.51, 91.37, 92.49, 90.42, 92.79, 91.28, 91.10, 91.52, 91.77)),
+        Column("character_macro_f1_without_o", "NER char F1 w/o O")))

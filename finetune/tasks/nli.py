@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from finetune.metrics import accuracy
-from finetune.tasks.base import ClassificationTask, DataFiles, Example, Hyperparams, require
+from finetune.records import Column, Example, TaskEntry, require
+from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams, klue_published
 
 # KLUE-baseline's order. The HF `klue`/`nli` copy uses entailment, neutral, contradiction.
 NLI_LABELS = ["entailment", "contradiction", "neutral"]
@@ -37,3 +38,6 @@ class NliTask(ClassificationTask):
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         p, g = self.gold_and_pred_indices(preds, golds)
         return {"accuracy": accuracy(p, g)}
+
+    entry = TaskEntry("Natural language inference (KLUE-NLI)", ("accuracy",), "accuracy", columns=(
+        Column("accuracy", "NLI Acc", klue_published(73.20, 77.33, 85.93, 77.17, 85.63, 81.63, 79.12, 84.97, 89.43)),))

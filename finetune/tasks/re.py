@@ -18,15 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import re_auprc, re_micro_f1
-from finetune.tasks.base import (
-    ClassificationTask,
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    require,
-)
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
+from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams, klue_published
 
 SUBJ_START, SUBJ_END, OBJ_START, OBJ_END = "<subj>", "</subj>", "<obj>", "</obj>"
 MARKERS = [SUBJ_START, SUBJ_END, OBJ_START, OBJ_END]
@@ -167,6 +160,10 @@ class ReTask(ClassificationTask):
         else:
             out["auprc"] = None  # no probabilities given: AUPRC cannot be computed
         return out
+
+    entry = TaskEntry("Relation extraction (KLUE-RE)", ("micro_f1", "auprc"), "micro_f1", columns=(
+        Column("micro_f1", "RE F1", klue_published(57.88, 57.46, 58.39, 62.74, 62.85, 66.44, 60.85, 66.66, 69.59)),
+        Column("auprc", "RE AUPRC", klue_published(53.82, 54.98, 61.15, 60.94, 58.94, 66.17, 58.76, 67.74, 72.39))))
 
 
 def glue_continuations(text: str, ids: list[int], offsets: list, tokenizer: Any, vocab: dict) -> None:

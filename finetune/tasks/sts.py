@@ -14,16 +14,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.metrics import pearson_r, sts_binary_f1
-from finetune.tasks.base import (
-    DataError,
-    DataFiles,
-    Example,
-    Feature,
-    Hyperparams,
-    Task,
-    require,
-    sequence_classifier,
-)
+from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
+from finetune.tasks.base import DataFiles, Hyperparams, Task, klue_published, sequence_classifier
 
 
 class StsTask(Task):
@@ -61,7 +53,15 @@ class StsTask(Task):
             raise DataError(f"{where}: score must be a finite number, got {score!r}")
         return rec
 
+    @staticmethod
+    def scores_and_labels(preds: list[dict], golds: list[Example]) -> tuple[list[float], list[float]]:
+        """Predicted and gold similarity, pair by pair: what both KLUE-STS and JSTS score."""
+        return [float(x["score"]) for x in preds], [x["label"] for x in golds]
+
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
-        p = [float(x["score"]) for x in preds]
-        g = [x["label"] for x in golds]
+        p, g = self.scores_and_labels(preds, golds)
         return {"pearsonr": pearson_r(p, g), "f1": sts_binary_f1(p, g)}
+
+    entry = TaskEntry("Semantic textual similarity (KLUE-STS)", ("pearsonr", "f1"), "pearsonr", columns=(
+        Column("pearsonr", "STS r", klue_published(84.66, 89.16, 92.97, 88.61, 92.46, 90.85, 90.50, 92.41, 93.37)),
+        Column("f1", "STS F1", klue_published(76.00, 82.01, 85.86, 81.07, 84.84, 82.84, 83.92, 84.60, 85.89))))

@@ -158,7 +158,8 @@ def tiny(c: Check) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForMaskedLM
 
-    from pretrain.train import Halted, read_metrics, train
+    from pretrain.metrics import read_metrics
+    from pretrain.train import Halted, train
 
     steps, every = (8, 4) if c.toy else (60, 20)
     kw = dict(model="tiny", seq_len=128, batch_size=8 if c.toy else 32, max_steps=steps, warmup_steps=2,
@@ -236,7 +237,8 @@ def zero3(c: Check) -> dict[str, Any]:
     from safetensors.torch import load_file
 
     from pretrain.export import checkpoint_state, export_checkpoint
-    from pretrain.train import evaluate_folder, read_metrics
+    from pretrain.metrics import read_metrics
+    from pretrain.train import evaluate_folder
 
     steps = 6 if c.toy else 60
     cfg = c.config("zero3", model="tiny" if c.toy else "small", seq_len=128, batch_size=8 if c.toy else 32,

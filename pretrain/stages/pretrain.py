@@ -99,7 +99,7 @@ class PretrainStage(Stage[PretrainParams]):
 
         from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
         from pretrain.config import TrainConfig
-        from pretrain.train import deepspeed_config, resolve_mixed_precision
+        from pretrain.engine import deepspeed_config, resolve_mixed_precision
 
         p = ctx.params
         vocab = ctx.inputs["vocab"].meta.get("vocab_size")
@@ -187,8 +187,9 @@ def write_card(ctx: StageContext[PretrainParams], summary: dict[str, Any], hardw
     write_model_card(ctx.out_dir / "final", facts)
 
 
-# Where a run leaves the MLM plateau (docs/plateau.md): the first evaluation whose order gain reaches this many
-# nats, and the [MASK] loss at these token counts (the plateau study's columns: ~1, 2 and 5.5k steps of 2,048).
+# Where a run leaves the MLM plateau (docs/experiments/2026-11-30-plateau.md): the first evaluation whose order
+# gain reaches this many nats, and the [MASK] loss at these token counts (the plateau study's columns: ~1, 2
+# and 5.5k steps of 2,048).
 EXIT_GAIN = 0.5
 MILESTONES = (2_000_000, 4_000_000, 11_000_000)
 EXIT_MARK = f"order gain >= {EXIT_GAIN} at (tokens)"  # plateau_marks' row: where the run left the plateau
@@ -212,7 +213,8 @@ def order_gain_verdict(report: dict[str, Any], rows: list[dict[str, Any]], token
     """The verdict line on word order from a run's summary (`report`: eval_order_gain, tokens_seen) and its
     metrics.jsonl rows (where the gain first reached EXIT_GAIN, `plateau_marks`). The final gain decides: at
     least EXIT_GAIN nats means shuffling the context costs the model, so it reads word order; below it, the
-    model is still in the MLM plateau (docs/plateau.md). None without an order-gain evaluation."""
+    model is still in the MLM plateau (docs/experiments/2026-11-30-plateau.md). None without an order-gain
+    evaluation."""
     gain = report.get("eval_order_gain")
     if gain is None:
         return None
@@ -226,7 +228,7 @@ def order_gain_verdict(report: dict[str, Any], rows: list[dict[str, Any]], token
 
 def run_order_verdict(run_dir: Path, summary: dict[str, Any]) -> str | None:
     """`order_gain_verdict` of a finished run folder: its summary.json and metrics.jsonl (none: no marks)."""
-    from pretrain.train import read_metrics
+    from pretrain.metrics import read_metrics
 
     rows = read_metrics(run_dir / "metrics.jsonl") if (run_dir / "metrics.jsonl").is_file() else []
     per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
@@ -266,8 +268,8 @@ def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> d
     """
     import shutil
 
+    from pretrain.checkpoint import find_checkpoint
     from pretrain.config import CHECKPOINTS
-    from pretrain.train import find_checkpoint
 
     if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
         return None

@@ -68,3 +68,11 @@ def encode_fixture(root: Path, *, n_shards: int = 2, repeat: int = 1, eval_fract
                   {"pii": (docs, {}), "vocab": (vocab_dir, {"tokenizer_dir": "tok"})}, workers=workers)
     result = EncodeStage().run(ctx)
     return ctx.out_dir, vocab_dir, result
+
+
+def train_samples(encode_dir: Path | str, tok, seq_len: int):
+    """The train split of an encode stage's output packed into `seq_len` samples, with `tok`'s special ids: what
+    the trainer feeds on, built the one way the tests that look at batches need it."""
+    from pretrain.data import PackedSamples, SpecialIds, TokenStream
+
+    return PackedSamples(TokenStream(Path(encode_dir), "train"), seq_len, SpecialIds.from_tokenizer(tok))

@@ -19,15 +19,7 @@ from pydantic import Field, field_validator
 from corpora.lang import LanguageCode
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, list_shards, write_docs
 from pipeline import io
-from pipeline.stage import (
-    Funnel,
-    Stage,
-    StageContext,
-    StageParams,
-    StageResult,
-    funnels_from_tallies,
-    tally,
-)
+from pipeline.stage import FunnelSum, Stage, StageContext, StageParams, StageResult, shard_funnels, tally
 from pipeline.versions import package_versions
 
 
@@ -125,9 +117,7 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int, str]) -> dict[
             gc.enable()
     # The vocab stage's alphabet comes from these counts, which saves it a pass over the corpus.
     io.write_json(chars_path(Path(out_path)), stats.result().to_json(), indent=None, sort_keys=False)
-    funnel, by_source = funnels_from_tallies(kept, bad)
-    return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()},
-            "quarantine": quarantine}
+    return {**shard_funnels(kept, bad), "quarantine": quarantine}
 
 
 class _UnitShardWriter:
@@ -225,11 +215,9 @@ class PretokenizeStage(Stage[PretokenizeParams]):
         shards = list_shards(src.path)
         tasks = [(str(p), str(ctx.out_dir / p.name), params.analyzer, protected, params.cache_size,
                   params.language) for p in shards]
-        funnel, by_source, bad = Funnel(), dict[str, Funnel](), list[dict[str, Any]]()
+        funnels, bad = FunnelSum(), list[dict[str, Any]]()
         for res in ctx.map(_pretokenize_shard, tasks, desc=f"pretokenize ({params.analyzer})"):
-            funnel.add(Funnel.from_json(res["funnel"]))
-            for name, f in res["by_source"].items():
-                by_source.setdefault(name, Funnel()).add(Funnel.from_json(f))
+            funnels.add(res)
             bad.extend(res["quarantine"])
         _pretokenizer.cache_clear()  # workers=1 ran in this process: free the tagger and eojeol cache
         if bad:
@@ -239,4 +227,4 @@ class PretokenizeStage(Stage[PretokenizeParams]):
         meta = {"analyzer": params.analyzer, "format": "units-v1", "placeholder_tokens": protected,
                 "shards": len(shards), "language": params.language,
                 "training_scheme": training_scheme(params.language)}
-        return StageResult(funnel=funnel, by_source=dict(sorted(by_source.items())), meta=meta)
+        return StageResult(funnel=funnels.funnel, by_source=dict(sorted(funnels.by_source.items())), meta=meta)

@@ -71,28 +71,24 @@ Sources of the formats
 from __future__ import annotations
 
 import datetime
-import json
 import random
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from functools import lru_cache
-from pathlib import Path
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from corpora.pii import validators as v
-from pipeline.io import atomic_file
+from datagen.pii import common
+from datagen.pii.common import _S, SPLITS, _digits, _Lines, _nz, _Seg, _side, _td, by_cut
 
 GENRES: tuple[str, ...] = ("official_letter", "complaint_reply", "contract", "court_ruling", "chat", "email",
                            "html_table", "application_form")
-SPLITS = ("dev", "heldout")
 TARGET_LABELS = ("PERSON", "PHONE", "FAX", "RRN", "FRN", "CORP_REG", "BUSINESS_REG", "DRIVER_LICENSE", "PASSPORT",
                  "CARD", "ACCOUNT", "MEDICAL_INSURANCE", "VEHICLE", "EMAIL", "URL", "IP", "ADDRESS")
 # the date-of-birth label as the brief names it; corpora/pii/types.py (OPTIONAL_TYPES) may spell it DT_BIRTH
 DOB_LABEL = "DT_BIRTH"  # the shared evaluation file's label (corpora/pii/types.py)
 OPTIONAL_LABELS = ("POSTAL_CODE", DOB_LABEL, "AGE")
 LABELS = TARGET_LABELS + OPTIONAL_LABELS
-MAX_LINES = 20
 
 # ---------------------------------------------------------------------------------------------------------------
 # Closed classes (shared by both splits)
@@ -164,6 +160,8 @@ _PLATE_RENTAL = "하허호"
 
 _AREA_CODES = ("02", "031", "032", "033", "041", "042", "043", "044", "051", "052", "053", "054", "055", "061", "062",
                "063", "064")
+# how a number with an area code is written: 02-123-4567, 02)123-4567, (02) 123-4567, 02.123.4567
+_LAND_FORMS = ("{}-{}-{}", "{}){}-{}", "({}) {}-{}", "{}.{}.{}")
 _REP_PREFIXES = ("1588", "1577", "1566", "1544", "1599", "1600", "1644", "1661", "1666", "1668", "1670", "1688",
                  "1800", "1833", "1855", "1877", "1899")
 
@@ -243,38 +241,28 @@ _ROLE_USERS = ("info", "help", "admin", "contact", "support", "privacy", "webmas
 # Open classes: built from syllables, then split by a hash
 # ---------------------------------------------------------------------------------------------------------------
 
-_GIVEN_SYL = (
-    ("민", "min"), ("서", "seo"), ("지", "ji"), ("현", "hyeon"), ("수", "su"), ("예", "ye"), ("도", "do"), ("하", "ha"),
-    ("준", "jun"), ("유", "yu"), ("은", "eun"), ("재", "jae"), ("승", "seung"), ("태", "tae"), ("영", "yeong"),
-    ("정", "jeong"), ("동", "dong"), ("상", "sang"), ("성", "seong"), ("종", "jong"), ("진", "jin"), ("혜", "hye"),
-    ("윤", "yun"), ("소", "so"), ("다", "da"), ("채", "chae"), ("시", "si"), ("주", "ju"), ("건", "geon"),
-    ("우", "woo"), ("경", "gyeong"), ("미", "mi"), ("선", "seon"), ("나", "na"), ("보", "bo"), ("아", "a"),
-    ("연", "yeon"), ("희", "hee"), ("창", "chang"), ("용", "yong"), ("기", "ki"), ("인", "in"), ("원", "won"),
-    ("한", "han"), ("세", "se"), ("규", "gyu"), ("형", "hyeong"), ("석", "seok"), ("혁", "hyeok"), ("훈", "hoon"),
-    ("빈", "bin"), ("호", "ho"), ("찬", "chan"), ("율", "yul"), ("린", "rin"), ("솔", "sol"), ("별", "byeol"),
-    ("란", "ran"), ("숙", "suk"), ("철", "cheol"), ("명", "myeong"), ("환", "hwan"), ("렬", "ryeol"), ("녀", "nyeo"),
-)
-_GIVEN1 = (("솔", "sol"), ("별", "byeol"), ("찬", "chan"), ("훈", "hoon"), ("준", "jun"), ("결", "gyeol"),
-           ("윤", "yun"), ("진", "jin"), ("혁", "hyeok"), ("민", "min"), ("현", "hyeon"), ("빈", "bin"),
-           ("율", "yul"), ("담", "dam"), ("온", "on"), ("슬", "seul"), ("휘", "hwi"), ("건", "geon"), ("란", "ran"),
-           ("경", "kyeong"), ("선", "seon"), ("웅", "ung"), ("산", "san"), ("봄", "bom"), ("빛", "bit"),
-           ("샘", "saem"), ("겸", "gyeom"), ("람", "ram"), ("솜", "som"), ("린", "rin"), ("욱", "uk"), ("탁", "tak"),
-           ("혜", "hye"), ("강", "gang"), ("권", "gwon"), ("협", "hyeop"), ("범", "beom"))
-_GIVEN3 = (("한아름", "hanareum"), ("빛나리", "bitnari"), ("하늘별", "haneulbyeol"), ("은하수", "eunhasu"),
-           ("새로미", "saeromi"), ("한가람", "hangaram"), ("이슬비", "iseulbi"), ("별하나", "byeolhana"),
-           ("아름솔", "areumsol"), ("다소미", "dasomi"), ("가온솔", "gaonsol"), ("나래별", "naraebyeol"),
-           ("초롱별", "chorongbyeol"), ("해나래", "haenarae"))
-_STEM_SYL = (
-    ("가", "ga"), ("나", "na"), ("다", "da"), ("라", "ra"), ("마", "ma"), ("바", "ba"), ("사", "sa"), ("자", "ja"),
-    ("하", "ha"), ("한", "han"), ("새", "sae"), ("솔", "sol"), ("빛", "bit"), ("별", "byeol"), ("달", "dal"),
-    ("해", "hae"), ("봄", "bom"), ("숲", "sup"), ("들", "deul"), ("늘", "neul"), ("온", "on"), ("누", "nu"),
-    ("미", "mi"), ("보", "bo"), ("수", "su"), ("은", "eun"), ("금", "geum"), ("청", "cheong"), ("푸", "pu"),
-    ("람", "ram"), ("샘", "saem"), ("꽃", "kkot"), ("솜", "som"), ("담", "dam"), ("결", "gyeol"), ("윤", "yun"),
-    ("율", "yul"), ("송", "song"), ("매", "mae"), ("화", "hwa"), ("연", "yeon"), ("진", "jin"), ("향", "hyang"),
-    ("평", "pyeong"), ("명", "myeong"), ("덕", "deok"), ("학", "hak"), ("봉", "bong"), ("월", "wol"),
-    ("석", "seok"), ("운", "un"), ("초", "cho"), ("장", "jang"), ("원", "won"), ("호", "ho"), ("란", "ran"),
-    ("슬", "seul"), ("여", "yeo"), ("려", "ryeo"), ("벌", "beol"), ("내", "nae"), ("두", "du"), ("림", "rim"),
-)
+def _romanised(raw: str) -> tuple[tuple[str, str], ...]:
+    """("민", "min") pairs from "민min 서seo ...": each Hangul syllable (or name) with its romanisation."""
+    return tuple(common.split_pairs(raw, "가-힣", "a-z"))
+
+
+_GIVEN_SYL = _romanised(
+    "민min 서seo 지ji 현hyeon 수su 예ye 도do 하ha 준jun 유yu 은eun 재jae 승seung 태tae 영yeong 정jeong 동dong "
+    "상sang 성seong 종jong 진jin 혜hye 윤yun 소so 다da 채chae 시si 주ju 건geon 우woo 경gyeong 미mi 선seon 나na "
+    "보bo 아a 연yeon 희hee 창chang 용yong 기ki 인in 원won 한han 세se 규gyu 형hyeong 석seok 혁hyeok 훈hoon "
+    "빈bin 호ho 찬chan 율yul 린rin 솔sol 별byeol 란ran 숙suk 철cheol 명myeong 환hwan 렬ryeol 녀nyeo")
+_GIVEN1 = _romanised(
+    "솔sol 별byeol 찬chan 훈hoon 준jun 결gyeol 윤yun 진jin 혁hyeok 민min 현hyeon 빈bin 율yul 담dam 온on "
+    "슬seul 휘hwi 건geon 란ran 경kyeong 선seon 웅ung 산san 봄bom 빛bit 샘saem 겸gyeom 람ram 솜som 린rin 욱uk "
+    "탁tak 혜hye 강gang 권gwon 협hyeop 범beom")
+_GIVEN3 = _romanised(
+    "한아름hanareum 빛나리bitnari 하늘별haneulbyeol 은하수eunhasu 새로미saeromi 한가람hangaram 이슬비iseulbi "
+    "별하나byeolhana 아름솔areumsol 다소미dasomi 가온솔gaonsol 나래별naraebyeol 초롱별chorongbyeol 해나래haenarae")
+_STEM_SYL = _romanised(
+    "가ga 나na 다da 라ra 마ma 바ba 사sa 자ja 하ha 한han 새sae 솔sol 빛bit 별byeol 달dal 해hae 봄bom 숲sup 들deul "
+    "늘neul 온on 누nu 미mi 보bo 수su 은eun 금geum 청cheong 푸pu 람ram 샘saem 꽃kkot 솜som 담dam 결gyeol 윤yun "
+    "율yul 송song 매mae 화hwa 연yeon 진jin 향hyang 평pyeong 명myeong 덕deok 학hak 봉bong 월wol 석seok 운un "
+    "초cho 장jang 원won 호ho 란ran 슬seul 여yeo 려ryeo 벌beol 내nae 두du 림rim")
 # stems that read as common words or real names are left out (invented names should look invented-but-plausible)
 _STEM_STOP = {"사자", "하나", "수사", "가사", "미사", "사장", "장사", "화장", "장미", "보석", "석사", "호수", "수호",
               "원장", "장원", "명월", "연장", "장학", "학장", "초봉", "봉사", "운명", "명운", "평사", "자수", "수자",
@@ -289,29 +277,27 @@ _DOMAIN_SFX = ("", "", "tech", "corp", "korea", "-tech", "group", "soft")
 _DOMAIN_TLD = ("co.kr", "co.kr", "com", "kr", "net", "co.kr")
 
 
-def _side(key: str) -> int:
-    """0 for dev, 1 for heldout: a stable hash of an open-class value's romanised form."""
-    return zlib.crc32(("evalgen-split:" + key).encode()) & 1
+Names = tuple[str, ...]  # one open class of values, in the order they were made
 
 
 @dataclass(frozen=True)
 class Pools:
     """The open-class values of one split (every field is disjoint from the other split's)."""
 
-    given1: tuple[str, ...]
-    given2: tuple[str, ...]
-    given3: tuple[str, ...]
-    stems: tuple[str, ...]
-    roads: tuple[str, ...]
-    buildings: tuple[str, ...]
-    apartments: tuple[str, ...]
-    dongs: tuple[str, ...]
-    ris: tuple[str, ...]
-    eupmyeons: tuple[str, ...]
-    companies: tuple[str, ...]
-    users: tuple[str, ...]
-    domains: tuple[str, ...]
-    gov_domains: tuple[str, ...]
+    given1: Names
+    given2: Names
+    given3: Names
+    stems: Names
+    roads: Names
+    buildings: Names
+    apartments: Names
+    dongs: Names
+    ris: Names
+    eupmyeons: Names
+    companies: Names
+    users: Names
+    domains: Names
+    gov_domains: Names
 
     def given_names(self) -> set[str]:
         return set(self.given1) | set(self.given2) | set(self.given3)
@@ -342,8 +328,7 @@ def _universe() -> dict[str, list[tuple[str, str]]]:
 @lru_cache(maxsize=2)
 def pools(split: str) -> Pools:
     """The open-class value pools of `split` ("dev" or "heldout"); independent of the seed."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    common.check_split(split)
     both = [_raw_pools(0), _raw_pools(1)]
     mine = both[SPLITS.index(split)]
     other = both[1 - SPLITS.index(split)]
@@ -353,32 +338,37 @@ def pools(split: str) -> Pools:
     return Pools(**{f.name: tuple(x for x in getattr(mine, f.name) if x not in theirs) for f in fields(Pools)})
 
 
+class _StemValues(NamedTuple):
+    """What one invented stem (하늘, 새솔) becomes in its split's pools."""
+
+    roads: tuple[str, ...]
+    building: str
+    apartment: str
+    company: str
+    eupmyeon: str
+    domain: str
+    user: str
+
+
+def _stem_values(stem: str, rom: str) -> _StemValues:
+    """The stem's values, drawn from the stem's own stream (a pool does not depend on which stems are beside it)."""
+    pr = random.Random("evalgen-pool:" + stem)
+    base = stem + pr.choice(("로", "로", "로", "대로", "길", "길"))
+    if base.endswith("로"):
+        roads: tuple[str, ...] = (base, f"{base}{pr.randint(1, 120)}번길", f"{base}{pr.randint(1, 60)}길")
+    else:
+        roads = (base, f"{stem}{pr.randint(1, 9)}길")
+    return _StemValues(roads, stem + pr.choice(_BUILDING_SFX), stem + pr.choice(_APT_SFX), stem + pr.choice(_COMPANY_SFX),
+                       stem + pr.choice(("읍", "면", "면")), rom + pr.choice(_DOMAIN_SFX) + "." + pr.choice(_DOMAIN_TLD),
+                       f"{rom}{pr.randint(1, 99)}")
+
+
 @lru_cache(maxsize=2)
 def _raw_pools(side: int) -> Pools:
     u = _universe()
     pick = {k: [(s, r) for s, r in vals if _side(r) == side] for k, vals in u.items()}
-    roads: list[str] = []
-    buildings: list[str] = []
-    apartments: list[str] = []
-    companies: list[str] = []
-    eupmyeons: list[str] = []
-    domains: list[str] = []
-    users: list[str] = []
-    for stem, rom in pick["stems"]:
-        pr = random.Random("evalgen-pool:" + stem)
-        base = stem + pr.choice(("로", "로", "로", "대로", "길", "길"))
-        roads.append(base)
-        if base.endswith("로"):
-            roads.append(f"{base}{pr.randint(1, 120)}번길")
-            roads.append(f"{base}{pr.randint(1, 60)}길")
-        else:
-            roads.append(f"{stem}{pr.randint(1, 9)}길")
-        buildings.append(stem + pr.choice(_BUILDING_SFX))
-        apartments.append(stem + pr.choice(_APT_SFX))
-        companies.append(stem + pr.choice(_COMPANY_SFX))
-        eupmyeons.append(stem + pr.choice(("읍", "면", "면")))
-        domains.append(rom + pr.choice(_DOMAIN_SFX) + "." + pr.choice(_DOMAIN_TLD))
-        users.append(f"{rom}{pr.randint(1, 99)}")
+    made = [_stem_values(stem, rom) for stem, rom in pick["stems"]]
+    users = [m.user for m in made]
     sur_roms = [r for _, r, _ in _SURNAMES[:30]]
     for _given, rom in pick["given2"] + pick["given1"] + pick["given3"]:
         pr = random.Random("evalgen-user:" + rom)
@@ -389,86 +379,12 @@ def _raw_pools(side: int) -> Pools:
     stems = [s for s, _ in pick["stems"]]
     return Pools(
         given1=tuple(g for g, _ in pick["given1"]), given2=tuple(g for g, _ in pick["given2"]),
-        given3=tuple(g for g, _ in pick["given3"]), stems=tuple(stems), roads=tuple(roads),
-        buildings=tuple(buildings), apartments=tuple(apartments), dongs=tuple(s + "동" for s in stems),
-        ris=tuple(s + "리" for s in stems), eupmyeons=tuple(eupmyeons), companies=tuple(companies),
-        users=tuple(dict.fromkeys(users)), domains=tuple(dict.fromkeys(domains)),
+        given3=tuple(g for g, _ in pick["given3"]), stems=tuple(stems), roads=tuple(r for m in made for r in m.roads),
+        buildings=tuple(m.building for m in made), apartments=tuple(m.apartment for m in made),
+        dongs=tuple(s + "동" for s in stems), ris=tuple(s + "리" for s in stems),
+        eupmyeons=tuple(m.eupmyeon for m in made), companies=tuple(m.company for m in made),
+        users=tuple(dict.fromkeys(users)), domains=tuple(dict.fromkeys(m.domain for m in made)),
         gov_domains=tuple(r + ".go.kr" for _, r in pick["stems"]))
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Spans and documents
-# ---------------------------------------------------------------------------------------------------------------
-
-
-class _S(NamedTuple):
-    """A gold span in the making. `valid`: True when the generator computed the value's check digit (kept out
-    of the output; the tests read it). `used`: the open-class values it contains, as (pool field, value)."""
-
-    label: str
-    text: str
-    valid: bool | None = None
-    used: tuple[tuple[str, str], ...] = ()
-
-
-_Seg = str | _S
-
-
-class _Lines:
-    """A document as lines of segments; optional lines are dropped (at random) when a document runs long."""
-
-    def __init__(self) -> None:
-        self.lines: list[tuple[tuple[_Seg, ...], bool]] = []
-
-    def add(self, *segs: _Seg, opt: bool = False) -> None:
-        self.lines.append((segs, opt))
-
-    def blank(self) -> None:
-        self.lines.append(((), True))
-
-    @staticmethod
-    def _height(segs: tuple[_Seg, ...]) -> int:
-        return 1 + sum((s.text if isinstance(s, _S) else s).count("\n") for s in segs)
-
-    def render(self, rng: random.Random) -> tuple[str, list[dict], list[_S]]:
-        lines = list(self.lines)
-        while sum(self._height(s) for s, _ in lines) > MAX_LINES:
-            cands = [i for i, (s, o) in enumerate(lines) if o and not any(isinstance(x, _S) for x in s)]
-            cands = cands or [i for i, (_, o) in enumerate(lines) if o]
-            if not cands:
-                break
-            del lines[rng.choice(cands)]
-        while lines and not lines[-1][0]:
-            lines.pop()
-        parts: list[str] = []
-        spans: list[dict] = []
-        metas: list[_S] = []
-        pos = 0
-        for i, (segs, _) in enumerate(lines):
-            if i:
-                parts.append("\n")
-                pos += 1
-            for seg in segs:
-                if isinstance(seg, _S):
-                    if seg.text != seg.text.strip() or not seg.text:
-                        raise AssertionError(f"span with outer whitespace: {seg.text!r}")
-                    spans.append({"label": seg.label, "start": pos, "end": pos + len(seg.text), "text": seg.text})
-                    metas.append(seg)
-                    t = seg.text
-                else:
-                    t = seg
-                parts.append(t)
-                pos += len(t)
-        return "".join(parts), spans, metas
-
-
-def _digits(r: random.Random, k: int) -> str:
-    return "".join(str(r.randint(0, 9)) for _ in range(k))
-
-
-def _nz(r: random.Random, k: int) -> str:
-    """k digits, the first one 2-9 (subscriber numbers never start with 0 or 1)."""
-    return str(r.randint(2, 9)) + _digits(r, k - 1)
 
 
 _SUR_W = [w for _, _, w in _SURNAMES]
@@ -643,12 +559,9 @@ class _Ctx:
         serial = _digits(r, 6)
         tail = f"{r.randint(0, 9)}{r.choice('0000112')}"
         k = r.random()
-        if k < 0.5:
-            return _S("DRIVER_LICENSE", f"{r.choice(_DL_CODES)}-{yy}-{serial}-{tail}")
-        if k < 0.7:
-            return _S("DRIVER_LICENSE", f"{r.choice(_DL_CODES)}{yy}{serial}{tail}")
-        if k < 0.75:
-            return _S("DRIVER_LICENSE", f"{r.choice(_DL_CODES)} {yy} {serial} {tail}")
+        if k < 0.75:  # the region code, separated by hyphens, by nothing or by spaces
+            return _S("DRIVER_LICENSE", by_cut(k, (0.5, 0.7), ("-", "", " ")).join((str(r.choice(_DL_CODES)), yy,
+                                                                                     serial, tail)))
         region = r.choice(_DL_REGIONS)[0]
         yy = f"{r.randint(75, 113) % 100:02d}"
         return _S("DRIVER_LICENSE", f"{region} {yy}-{serial}-{tail}")
@@ -666,14 +579,9 @@ class _Ctx:
         letter = {"p": r.choice(_PLATE_PRIVATE), "c": r.choice(_PLATE_COMMERCIAL), "h": r.choice(_PLATE_RENTAL),
                   "b": "배"}[use]
         four = f"{r.randint(1, 9999):04d}"
-        if k < 0.32:
-            return _S("VEHICLE", f"{r.randint(10, 69)}{letter} {four}")
-        if k < 0.42:
-            return _S("VEHICLE", f"{r.randint(10, 69)}{letter}{four}")
-        if k < 0.67:
-            return _S("VEHICLE", f"{r.randint(100, 699)}{letter} {four}")
-        if k < 0.82:
-            return _S("VEHICLE", f"{r.randint(100, 699)}{letter}{four}")
+        if k < 0.82:  # a 2-digit (before 2019) or 3-digit 차종 number, the four digits after a space or not
+            kind = r.randint(10, 69) if k < 0.42 else r.randint(100, 699)
+            return _S("VEHICLE", f"{kind}{letter}{by_cut(k, (0.32, 0.42, 0.67), (' ', '', ' ', ''))}{four}")
         return _S("VEHICLE", f"{r.choice(_PLATE_REGIONS)} {r.randint(10, 99)}{letter} {four}")
 
     def phone(self, kind: str | None = None, casual: bool = False) -> _S:
@@ -691,16 +599,8 @@ class _Ctx:
         if kind == "land":
             area = r.choice(_AREA_CODES)
             a, b = _nz(r, r.choice((3, 4))), _digits(r, 4)
-            k = r.random()
-            if k < 0.72:
-                return _S("PHONE", f"{area}-{a}-{b}")
-            if k < 0.8:
-                return _S("PHONE", f"{area}){a}-{b}")
-            if k < 0.87:
-                return _S("PHONE", f"({area}) {a}-{b}")
-            if k < 0.93:
-                return _S("PHONE", f"{area}.{a}.{b}")
-            return _S("PHONE", f"{area} {a} {b}")
+            form = by_cut(r.random(), (0.72, 0.8, 0.87, 0.93), _LAND_FORMS + ("{} {} {}",))
+            return _S("PHONE", form.format(area, a, b))
         if kind == "rep":
             return _S("PHONE", f"{r.choice(_REP_PREFIXES)}-{_digits(r, 4)}")
         if kind == "intl":
@@ -718,28 +618,17 @@ class _Ctx:
             return _S("FAX", f"0505-{_nz(r, 3)}-{_digits(r, 4)}")
         area = r.choice(_AREA_CODES)
         a, b = _nz(r, r.choice((3, 4))), _digits(r, 4)
-        return _S("FAX", r.choices((f"{area}-{a}-{b}", f"{area}){a}-{b}", f"({area}) {a}-{b}", f"{area}.{a}.{b}"),
-                                   (82, 6, 6, 6))[0])
+        return _S("FAX", r.choices(_LAND_FORMS, (82, 6, 6, 6))[0].format(area, a, b))
 
     def domain(self) -> str:
         return self.r.choice(self.P.domains)
 
     def email(self, domain: str | None = None, role: bool = False) -> _S:
         r = self.r
-        if role:
-            user = r.choice(_ROLE_USERS)
-            used: tuple[tuple[str, str], ...] = ()
-        else:
-            user = r.choice(self.P.users)
-            used = (("users", user),)
-        if domain is None:
-            k = r.random()
-            if k < 0.55:
-                domain = r.choice(_MAIL_PROVIDERS)
-            elif k < 0.68:
-                domain = "korea.kr"
-            else:
-                domain = self.domain()
+        user, used = common.mail_user(r, role, _ROLE_USERS, self.P.users)
+        if domain is None:  # a mail provider, the government's korea.kr, or a company of the split
+            domain = by_cut(r.random(), (0.55, 0.68), (lambda: r.choice(_MAIL_PROVIDERS), lambda: "korea.kr",
+                                                      self.domain))()
         if domain in self.P.domains or domain in self.P.gov_domains:
             used += (("domains" if domain in self.P.domains else "gov_domains", domain),)
         if r.random() < 0.04:
@@ -758,24 +647,11 @@ class _Ctx:
         path = r.choice(("", "/", "/board/view.do?id=" + str(r.randint(1, 99999)), "/notice/" + str(r.randint(1, 9999)),
                          "/main.do", "/privacy", "/recruit/list", "/bbs/board.php?bo_table=free&wr_id="
                          + str(r.randint(1, 9999)), "/minwon/apply.jsp"))
-        host = r.choices(("www." + domain, domain, r.choice(("m.", "shop.", "help.", "eminwon.")) + domain),
-                         (60, 25, 15))[0]
-        scheme = r.choices(("https://", "http://", ""), (65, 20, 15))[0]
-        if not scheme and not host.startswith("www."):
-            host = "www." + domain
-        return _S("URL", scheme + host + path, used=used)
+        text = common.web_address(r, domain, path, ("m.", "shop.", "help.", "eminwon."), (65, 20, 15))
+        return _S("URL", text, used=used)
 
     def ip(self) -> _S:
-        r = self.r
-        k = r.random()
-        if k < 0.2:
-            return _S("IP", f"192.168.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        if k < 0.3:
-            return _S("IP", f"10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        if k < 0.35:
-            return _S("IP", f"172.{r.randint(16, 31)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        first = r.choice([n for n in range(1, 224) if n not in (10, 127, 172, 192)])
-        return _S("IP", f"{first}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
+        return common.ipv4(self.r, self.r.random(), (0.2, 0.3, 0.35))
 
     def postal(self, sido_index: int) -> _S:
         lo, hi = _SIDO[sido_index][3]
@@ -850,14 +726,9 @@ class _Ctx:
             tail = f"{road} {bno}"
             floor, unit = r.randint(1, 25), r.randint(1, 8)
             k = r.random()
-            if k < 0.28:
-                detail = ""
-            elif k < 0.42:
-                detail = f", {floor}층"
-            elif k < 0.52:
-                detail = f", {floor}{unit:02d}호"
-            elif k < 0.6:
-                detail = f", {floor}층 {floor}{unit:02d}호"
+            if k < 0.6:
+                detail = by_cut(k, (0.28, 0.42, 0.52), ("", f", {floor}층", f", {floor}{unit:02d}호",
+                                                        f", {floor}층 {floor}{unit:02d}호"))
             elif k < 0.78:
                 apt = r.choice(P.apartments)
                 detail = f", {r.choice((r.randint(101, 125), r.randint(201, 212)))}동 {floor}{unit:02d}호"
@@ -901,16 +772,10 @@ class _Ctx:
                 used.append(("dongs", loc))
             main = r.randint(1, 999)
             k = r.random()
-            if k < 0.18:
-                num = f"산 {main}-{r.randint(1, 30)}"
-            elif k < 0.32:
-                num = f"산{main}"
-            elif k < 0.72:
-                num = f"{main}-{r.randint(1, 60)}"
-            elif k < 0.88:
-                num = str(main)
-            else:
-                num = f"{main}번지"
+            # 산 지번 with its 부번 or without, 본번-부번, 본번 alone, 본번 + 번지; a 부번 is drawn only where written
+            sub = r.randint(1, 30) if k < 0.18 else r.randint(1, 60) if 0.32 <= k < 0.72 else 0
+            num = by_cut(k, (0.18, 0.32, 0.72, 0.88), (f"산 {main}-{sub}", f"산{main}", f"{main}-{sub}", str(main),
+                                                       f"{main}번지"))
             tail = f"{loc} {num}"
             if not rural and r.random() < 0.25:
                 apt = r.choice(P.apartments)
@@ -1297,9 +1162,9 @@ def _g_contract(c: _Ctx) -> _Lines:
 
 
 def _g_court(c: _Ctx) -> _Lines:
+    case, name = c.case_no()  # the case decides the rest: criminal (고단, 노, ...), administrative (구합, 구단), civil
     r = c.r
     b = _Lines()
-    case, name = c.case_no()
     criminal = case[4] in "고노"
     admin = "구" in case[4:6]
     b.add(r.choice(_COURTS))
@@ -1507,10 +1372,6 @@ def _g_email(c: _Ctx) -> _Lines:
     return b
 
 
-def _td(*segs: _Seg) -> tuple[_Seg, ...]:
-    return ("<td>",) + segs + ("</td>",)
-
-
 def _g_html(c: _Ctx) -> _Lines:
     r = c.r
     b = _Lines()
@@ -1668,22 +1529,11 @@ _GENRE_WEIGHTS = (13, 13, 14, 11, 12, 12, 13, 12)
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _doc_rng(split: str, seed: int, i: int) -> random.Random:
-    # a str seed is hashed with SHA-512 by random.seed: stable across runs and PYTHONHASHSEED
-    return random.Random(f"klue-pipeline/pii-evalgen/{split}/{seed}/{i}")
-
-
 def _generate(n: int, split: str, seed: int = 0) -> Iterator[tuple[dict, list[_S]]]:
     """Records with their spans' generator-side details (checksum flags, open-class values used)."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    P = pools(split)
-    for i in range(n):
-        rng = _doc_rng(split, seed, i)
-        genre = rng.choices(GENRES, weights=_GENRE_WEIGHTS)[0]
-        text, spans, metas = _GENRE_FUNCS[genre](_Ctx(rng, P)).render(rng)
+    for i, genre, _, (text, spans, metas) in common.documents(
+            n, split, seed, stream="klue-pipeline/pii-evalgen", pools=pools, genres=_GENRE_FUNCS,
+            weights=_GENRE_WEIGHTS, context=_Ctx):
         yield {"id": f"{split}-{seed}-{i:05d}", "genre": genre, "split": split, "text": text, "spans": spans}, metas
 
 
@@ -1694,30 +1544,5 @@ def generate(n: int, split: str, seed: int = 0) -> Iterator[dict]:
         yield rec
 
 
-def write_split(out_dir: Path, n_dev: int = 1000, n_heldout: int = 1500, seed: int = 0) -> dict[str, Path]:
-    """Write `out_dir/dev.jsonl` and `out_dir/heldout.jsonl` (each atomically); byte-identical for the same
-    arguments. Returns {"dev": path, "heldout": path}."""
-    return write_splits(out_dir, generate, n_dev, n_heldout, seed)
-
-
-def write_splits(out_dir: Path, generate_fn: Callable[[int, str, int], Iterable[dict]], n_dev: int, n_heldout: int,
-                 seed: int) -> dict[str, Path]:
-    """The two split files of a language's generator (`generate_fn(n, split, seed)`), one JSON record a line."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, Path] = {}
-    for split, n in (("dev", n_dev), ("heldout", n_heldout)):
-        path = out_dir / f"{split}.jsonl"
-        with atomic_file(path, "wb") as f:
-            for rec in generate_fn(n, split, seed):
-                f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
-        paths[split] = path
-    return paths
-
-
-def _label_counts(records: Sequence[dict]) -> dict[str, int]:
-    out = dict.fromkeys(LABELS, 0)
-    for rec in records:
-        for s in rec["spans"]:
-            out[s["label"]] += 1
-    return out
+write_split = common.split_writer(generate)
+_label_counts = partial(common.label_counts, labels=LABELS)

@@ -4,7 +4,7 @@ files are absent (the shared data has the ontology's slot names but no dialogues
 Writes `wos-v1.1_train.json`, `wos-v1.1_dev.json` and `ontology.json` (the official 45 "domain-slot" names of
 관광, 숙소, 식당, 지하철 and 택시, each with `"none"`, `"dontcare"` and the values used here) to a folder:
 
-    python -m finetune.wos_synth OUT_DIR [--train 3000] [--dev 500] [--seed 0]
+    python -m datagen.wos OUT_DIR [--train 3000] [--dev 500] [--seed 0]
 
 Every dialogue is built from templates written for this module (no WoS text is copied; venue names are made
 up; subway stations are real Seoul station names). A dialogue visits one to three domains; the user states
@@ -158,6 +158,19 @@ class _Dialogue:
     def sys(self, text: str) -> None:
         self.turns.append({"role": "sys", "text": text})
 
+    def dontcare(self, topic: str, slot: str) -> None:
+        """The user says any value will do (`지역은 상관없어요.`): the slot takes WoS's "dontcare"."""
+        self.user(f"{topic} {self.rng.choice(DONTCARE)}.", **{slot: "dontcare"})
+
+    def answer(self, p_dontcare: float, topic: str, slot: str, values: list[str], template: str) -> None:
+        """The user's answer to the system's question about `slot`: "dontcare" with probability `p_dontcare`, else
+        one of `values` in `template` (`{}` stands for the value)."""
+        if self.rng.random() < p_dontcare:
+            self.dontcare(topic, slot)
+        else:
+            value = self.rng.choice(values)
+            self.user(template.format(value), **{slot: value})
+
 
 def _opening(d: _Dialogue, domain: str, first: bool) -> tuple[str, str]:
     """The user's first request in a domain: area and kind (one may be 'anywhere'); returns (region, kind)."""
@@ -173,7 +186,7 @@ def _opening(d: _Dialogue, domain: str, first: bool) -> tuple[str, str]:
         d.user(f"{lead}{region}에 {what}곳 좀 알려 주세요.", **{f"{domain}-지역": region})
         d.sys(f"어떤 종류를 원하세요? {', '.join(TYPES[domain][:3])} 등이 있습니다.")
         if rng.random() < 0.2:
-            d.user(f"종류는 {rng.choice(DONTCARE)}.", **{f"{domain}-종류": "dontcare"})
+            d.dontcare("종류는", f"{domain}-종류")
             kind = ""
         else:
             d.user(f"{kind} 쪽으로 보고 싶어요.", **{f"{domain}-종류": kind})
@@ -181,7 +194,7 @@ def _opening(d: _Dialogue, domain: str, first: bool) -> tuple[str, str]:
         d.user(f"{lead}{what}{kind} 추천해 주실 수 있나요?", **{f"{domain}-종류": kind})
         d.sys("원하시는 지역이 있으신가요?")
         if rng.random() < 0.25:
-            d.user(f"지역은 {rng.choice(DONTCARE)}.", **{f"{domain}-지역": "dontcare"})
+            d.dontcare("지역은", f"{domain}-지역")
             region = ""
         else:
             d.user(f"{josa(region, '이', '가')} 좋겠어요.", **{f"{domain}-지역": region})
@@ -196,7 +209,7 @@ def _venue(d: _Dialogue, domain: str) -> None:
         d.sys("가격대는 어느 정도로 생각하고 계세요?")
         r = rng.random()
         if r < 0.2:
-            d.user(f"가격은 {rng.choice(DONTCARE)}.", **{f"{domain}-가격대": "dontcare"})
+            d.dontcare("가격은", f"{domain}-가격대")
         else:
             price = rng.choice(PRICES)
             text = {"저렴": "저렴한 곳이면 좋겠어요.", "적당": "적당한 가격이면 돼요.", "비싼": "비싼 곳도 괜찮아요."}[price]
@@ -211,7 +224,7 @@ def _venue(d: _Dialogue, domain: str) -> None:
         elif r < 0.8:
             d.user(f"아니요, {no}.", **{slot: "no"})
         else:
-            d.user(f"그건 {rng.choice(DONTCARE)}.", **{slot: "dontcare"})
+            d.dontcare("그건", slot)
     if region and rng.random() < 0.3:  # a change of mind
         new = rng.choice([r for r in REGIONS if r != region])
         d.sys(f"{region}에서 몇 곳 찾았습니다. 더 원하시는 조건이 있을까요?")
@@ -253,11 +266,7 @@ def _subway(d: _Dialogue) -> None:
     lead = "" if not d.turns else "그리고 "
     d.user(f"{lead}{start}에서 {end}까지 지하철로 가려고 하는데요.", **{"지하철-출발지": start, "지하철-도착지": end})
     d.sys("몇 시쯤 출발하실 예정인가요?")
-    if rng.random() < 0.15:
-        d.user(f"시간은 {rng.choice(DONTCARE)}.", **{"지하철-출발 시간": "dontcare"})
-    else:
-        time = rng.choice(SUBWAY_TIMES)
-        d.user(f"{time}에 출발하려고 해요.", **{"지하철-출발 시간": time})
+    d.answer(0.15, "시간은", "지하철-출발 시간", SUBWAY_TIMES, "{}에 출발하려고 해요.")
     d.sys(f"{start}에서 {end}까지 약 {rng.randint(10, 50)}분 걸립니다.")
 
 
@@ -275,11 +284,7 @@ def _taxi(d: _Dialogue) -> None:
     else:
         d.user(f"{time}까지는 도착해야 해요.", **{"택시-도착 시간": time})
     d.sys("택시 종류는 어떤 걸로 하시겠어요?")
-    if rng.random() < 0.3:
-        d.user(f"종류는 {rng.choice(DONTCARE)}.", **{"택시-종류": "dontcare"})
-    else:
-        kind = rng.choice(TAXI_TYPES)
-        d.user(f"{kind} 택시로 부탁드려요.", **{"택시-종류": kind})
+    d.answer(0.3, "종류는", "택시-종류", TAXI_TYPES, "{} 택시로 부탁드려요.")
     d.sys(f"택시 예약되었습니다. 차량 번호는 {rng.randint(1000, 9999)}입니다.")
 
 
@@ -360,7 +365,7 @@ def write(out_dir: Path, n_train: int, n_dev: int, seed: int = 0) -> dict[str, P
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m finetune.wos_synth", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m datagen.wos", description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--train", type=int, default=3000, help="training dialogues (0: no train file)")
     parser.add_argument("--dev", type=int, default=500, help="dev dialogues")

@@ -15,6 +15,7 @@ shared with the Japanese pack; this module gives them their Korean context words
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import regex
@@ -96,6 +97,7 @@ BIRTH_KEY = r"(?:생년월일|출생일|생일|출생|DOB)[ ]{0,2}[:：]?[ ]{0,3
 AGE_RX = (r"(?<![0-9.])(?:만[ ]?)?[0-9]{1,3}[ ]?(?:세|살)(?!기|대|금|트|계|상|부|무|율|입|출|관|수|제|법)"
           r"(?:[ ]?(?:이상|이하|미만|초과))?|(?<![0-9])[1-9]0대(?:[ ]?(?:초반|중반|후반))?(?![가-힣])")
 
+_DATE_VALUE = regex.compile(r"(?:19|20)[0-9]{2}[ ]?[-./]?[ ]?(?:0?[1-9]|1[0-2])[ ]?[-./]?[ ]?(?:0?[1-9]|[12][0-9]|3[01])")
 _YEAR_RANGE = regex.compile(r"(1[0-9]{3})-([12][0-9]{3})")
 _PHONE_ANY = regex.compile(PHONE_ANY)
 
@@ -178,6 +180,101 @@ def _account(t: str) -> float:
     if _PHONE_ANY.fullmatch(t):
         return 0.0  # phone-shaped: the phone recognizer owns it
     return -1.0
+
+
+# --- Label-anchored identifiers -------------------------------------------------------------------------------
+# A label that names one identifier type is evidence enough: the run of digits right after it is that identifier
+# even when the run fails the type's shape or checksum. Real documents carry typing and OCR errors that no
+# canonical pattern admits: an extra group (`운전면허번호 12-34-56-78-901-23`), a short group
+# (`운전면허증(13-05-7788-40)`), a trailing digit (`주민등록번호 900101-1234567-1`). Such a match scores
+# LABELLED, below every validated match (checksums: 1.0; printed layouts: SURE), so where the canonical reading
+# exists it owns the span; the recognizer's name (`ko_labelled_<type>`) is the span's reason.
+# The label is read where the other recognizers read labels (context.py): right before the value on its line
+# (after `:`, `(`, a particle or a table cell boundary), on the line above when the value opens its line (a form
+# field), or in the header of the HTML table column holding the value (`ko_labelled_<type>_column`, lifted from
+# 0.25 to LABELLED by the label as a context word).
+LABELLED = 0.6
+BANK = r"(?:[가-힣A-Z]{1,6}(?:은행|뱅크)|새마을금고|우체국|신협|수협|농협)"
+# The labels, each specific to one type (a generic 등록번호 or 번호 is no evidence): the pattern before a value,
+# and the words that mark a table column's header.
+STRONG_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "DRIVER_LICENSE": (r"(?:운전[ ]?면허(?:증|[ ]?번호|증[ ]?번호)|면허[ ]?번호)", ("운전면허", "면허번호", "면허 번호")),
+    "RRN": (r"주민(?:등록)?[ ]?번호", ("주민등록번호", "주민번호", "주민등록 번호")),
+    "FRN": (r"외국인[ ]?등록[ ]?번호", ("외국인등록번호", "외국인 등록번호", "외국인등록 번호")),
+    "PASSPORT": (r"여권[ ]?번호", ("여권번호", "여권 번호")),
+    # an account's label may name the bank, or be the bank's name alone (`하나은행 063-058334-28195`)
+    "ACCOUNT": (rf"(?:계좌[ ]?번호|계좌|{BANK})(?:[ \t]{{0,2}}[:：][ \t]{{0,2}}{BANK})?",
+                ("계좌번호", "계좌 번호", "입금계좌", "환불계좌", "환급계좌")),
+    "BUSINESS_REG": (r"사업자[ ]?(?:등록[ ]?)?번호", ("사업자등록번호", "사업자 등록번호", "사업자번호")),
+    "CORP_REG": (r"(?:법인[ ]?(?:등록[ ]?)?번호|등록번호[ ]?\(법인\))", ("법인등록번호", "법인 등록번호", "법인번호",
+                                                                   "등록번호(법인)")),
+    "MEDICAL_INSURANCE": (r"(?:건강[ ]?보험증?|보험증|의료[ ]?보험증?)[ ]?번호",
+                          ("건강보험증번호", "건강보험증 번호", "건강보험번호", "보험증번호", "보험증 번호")),
+    "CARD": (r"카드(?:[ ]?번호)?", ("카드번호", "카드 번호")),
+    "PHONE": (r"(?:전화(?:[ ]?번호)?|휴대[ ]?(?:전화|폰)(?:[ ]?번호)?|핸드폰(?:[ ]?번호)?|연락처|☎|(?i:tel|h\.?p|mobile)\.?"
+              r"|(?<![A-Za-z])[TM]\.)",
+              ("전화번호", "전화 번호", "휴대폰", "휴대전화", "핸드폰", "연락처")),
+    "FAX": (r"(?:팩스(?:[ ]?번호)?|(?i:fax)|전송|(?<![A-Za-z])F[.:])", ("팩스", "FAX", "Fax")),
+}
+# How many digits a garbled value may hold: the canonical count with room for an extra group (2-3 digits) or a
+# lost one. A value that reads as a date (`사업자등록번호 2019.03.01 발급`) is none. Canonical counts: licence 12,
+# RRN/FRN/corporate 13, business 10, health insurance 11, passport 8 (after its letter), accounts 10-14, cards 16,
+# phones and faxes 9-11.
+LABELLED_DIGITS: dict[str, tuple[int, int]] = {
+    "DRIVER_LICENSE": (8, 15), "RRN": (11, 16), "FRN": (11, 16), "CORP_REG": (11, 16), "BUSINESS_REG": (8, 13),
+    "MEDICAL_INSURANCE": (9, 14), "PASSPORT": (5, 11), "ACCOUNT": (9, 17), "CARD": (13, 19), "PHONE": (8, 14),
+    "FAX": (8, 14),
+}
+# Between a label and its value: a full stop (`Fax.`), spaces, a colon, an opening bracket, a topic particle,
+# `#`/`No.`, or the cell
+# boundary of a key-value table (`<th>운전면허번호</th><td>`).
+LABEL_GAP = (r"\.?[ \t]{0,3}(?:[:：#(（]|은|는|이|가|No\.?)?[ \t]{0,3}"
+             r"(?:</t[hd]>[ \t]{0,2}<t[hd][^<>]{0,20}>[ \t]{0,2})?")
+# The value: groups of digits joined by one or two dashes, dots or a closing bracket (`052)862-7559`; spaces
+# around them allowed) or by one space; a group after a space must not run into a word (`2020년`). Licences may
+# open with their region's name (`충북 07-3477-92`). It ends where the digits end. A passport number is letters
+# and digits: one or two letters, then digits with at most two more letters among them (`M123A4567`).
+_GROUP = r"[0-9]{1,16}"
+LABELLED_RUN = (rf"{_GROUP}(?:[ ]?[-.)‐‑‒–−]{{1,2}}[ ]?{_GROUP}|[ ](?={_GROUP}(?![0-9가-힣])){_GROUP}){{0,7}}"
+                r"(?![0-9])(?![-.][0-9])")
+PASSPORT_RUN = r"[A-Z]{1,2}[0-9]{1,9}(?:[-. ]?[0-9A-Z][0-9]{1,9}){0,2}(?![0-9A-Za-z])(?![-.][0-9])"
+
+
+def _labelled_digits(entity: str) -> Callable[[str], float]:
+    lo, hi = LABELLED_DIGITS[entity]
+
+    def rescore(t: str) -> float:
+        n = len(v.digits(t))
+        # a dummy value (one repeated digit, 000000-0000000) is none; a garbled one may end in a lone 0
+        dummy = v.repeated_digits(t) or set(v.digits(t)[6:]) == {"0"}
+        return -1.0 if lo <= n <= hi and not dummy and not _DATE_VALUE.fullmatch(t) else 0.0
+    return rescore
+
+
+def labelled_recognizers() -> list[PiiPatternRecognizer]:
+    """Two recognizers per type of `STRONG_LABELS`: the label before the value (same line, or the line above a
+    value that opens its line), and the label as the header of the value's table column."""
+    out: list[PiiPatternRecognizer] = []
+    for entity, (label, words) in STRONG_LABELS.items():
+        lead = rf"(?:{LICENCE_REGION}[ .\-]?)?" if entity == "DRIVER_LICENSE" else ""
+        if entity in ("PHONE", "FAX"):
+            lead = r"(?:\+|\((?=[0-9]{2,4}\)))?"  # +82-…, (054) 479-…
+        run = PASSPORT_RUN if entity == "PASSPORT" else lead + LABELLED_RUN
+        low = entity.lower()
+        trigger = re.compile(label)  # stdlib `re`: the fast scanner's trigger scans run 4-5x faster there
+        rescore = _labelled_digits(entity)
+        # a passport's digits may be split by its letters (`M4F9063`): its first run may hold one digit
+        lo = 1 if entity == "PASSPORT" else LABELLED_DIGITS[entity][0]
+        out.append(KoPatternRecognizer(entity, f"ko_labelled_{low}", [
+            _p("label_before", rf"(?<={label}{LABEL_GAP})(?<![0-9A-Za-z]){run}", LABELLED),
+            _p("label_above", rf"(?<={label}[ \t:：]{{0,3}}\r?\n[ \t]{{0,8}}){run}", LABELLED),
+        ], [], trigger="label", trigger_pattern=trigger, rescore=rescore, min_run_digits=lo,
+            lead_chars=6 if lead else 3))
+        out.append(KoPatternRecognizer(entity, f"ko_labelled_{low}_column", [
+            _p("label_column", rf"(?<=<td[^<>]{{0,40}}>[ \t]{{0,3}}){run}(?=[ \t]{{0,3}}</td>)", 0.25),
+        ], list(words), trigger="label_table", trigger_pattern=trigger, rescore=rescore, min_run_digits=lo,
+            lead_chars=6 if lead else 3))
+    return out
 
 
 class KoPatternRecognizer(PiiPatternRecognizer):
@@ -275,4 +372,5 @@ def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
             _p("birth_context", rf"(?<![0-9]){_DATE}", 0.05),
         ], ["생년월일", "출생", "생일", "DOB"], min_run_digits=4),
         R("AGE", "ko_age", [_p("age", AGE_RX, 0.6)], [], min_run_digits=1),
+        *labelled_recognizers(),
     ]

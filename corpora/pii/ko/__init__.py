@@ -9,8 +9,8 @@ import re
 from presidio_analyzer import EntityRecognizer
 
 from corpora.pii.common import PiiLanguage
-from corpora.pii.names import MecabPersonRecognizer
-from corpora.pii.recognizers import LANG, SIDO, build_pattern_recognizers
+from corpora.pii.ko.names import MecabPersonRecognizer
+from corpora.pii.ko.patterns import LANG, SIDO, build_pattern_recognizers
 
 # An address pattern starts at most a few words before a 시·군·구 word or a 시·도 name.
 ADDR_TRIGGER = re.compile(rf"(?:[시군구]\s|{SIDO})")

@@ -8,8 +8,8 @@ in Japanese text -- 行政機関からの通知, 賃貸借契約書, 申込書�
 チャット, 判決文, 議事録, 履歴書, EC の注文確認メール, HTML の表 -- whose values follow the *official formats*
 of each identifier, not the detector's patterns, with gold spans for every value. It was written without
 reading the detector's rules (patterns, name lists, context words, its tests). The generic machinery -- the
-line/segment builder, the hash that splits an open class, the digit helpers -- is the Korean generator's
-(corpora/pii/evalgen.py), imported, not copied.
+line/segment builder, the hash that splits an open class, the document loop, the digit, IPv4 and URL helpers --
+is shared with the Korean generator (datagen/pii/common.py), imported, not copied.
 
 Records: one JSON object per line, `{"id", "genre", "split", "text", "spans": [{"label", "start", "end",
 "text"}]}`, character offsets into `text`, end exclusive (`text[start:end] == span["text"]`); the format
@@ -118,17 +118,16 @@ import random
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
-from functools import lru_cache
-from pathlib import Path
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from stdnum import luhn
 
-from corpora.pii.evalgen import _S, _digits, _Lines, _nz, _Seg, _side, write_splits
+from datagen.pii import common
+from datagen.pii.common import _S, SPLITS, _digits, _Lines, _nz, _Seg, _side, _td, by_cut
 
 GENRES: tuple[str, ...] = ("notice", "lease", "application", "business_mail", "chat", "judgment", "minutes",
                            "resume", "order_mail", "html_table")
-SPLITS = ("dev", "heldout")
 LABELS = ("PERSON", "PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "POSTAL_CODE", "CARD", "EMAIL", "URL", "IP",
           "ADDRESS")  # corpora.pii.types.JA_TYPES (the tests check they agree)
 
@@ -417,6 +416,7 @@ _HALL_DOMAINS = frozenset(h[2] for h in _CITY_HALLS)
 _EXITS = ("改札前", "東口", "西口", "中央口", "北口", "南口")
 _STATIONS = ("東京駅", "新宿駅", "渋谷駅", "池袋駅", "品川駅", "横浜駅", "大宮駅", "千葉駅", "名古屋駅", "京都駅",
              "新大阪駅", "博多駅", "仙台駅", "札幌駅", "松本駅", "熊谷駅", "広島駅", "岡山駅")
+_TRAINS = ("のぞみ", "ひかり", "はやぶさ", "こだま")
 _POLICE = ("大阪府警", "神奈川県警", "警視庁", "愛知県警", "福岡県警", "北海道警察", "兵庫県警")
 _DEPTS = ("市民課", "保険年金課", "市民税課", "資産税課", "子育て支援課", "福祉課", "戸籍住民課", "納税課",
           "マイナンバーカード交付窓口", "情報政策課", "介護保険課", "環境保全課")
@@ -486,13 +486,8 @@ _CO_KANA_SFX = (("テック", "tech"), ("システムズ", "systems"), ("ソリ�
 
 
 def _pairs(raw: str) -> list[tuple[str, str]]:
-    out = []
-    for tok in raw.split():
-        m = re.fullmatch(r"([\u4e00-\u9fff]+)([\u3041-\u3096]+)", tok)
-        if not m:
-            raise ValueError(f"bad element {tok!r}")
-        out.append((m.group(1), m.group(2)))
-    return out
+    """("健", "けん") pairs from "健けん 翔しょう ...": each kanji element with its reading in hiragana."""
+    return common.split_pairs(raw, "\u4e00-\u9fff", "\u3041-\u3096")
 
 
 class Company(NamedTuple):
@@ -593,8 +588,7 @@ def _raw_pools(side: int) -> Pools:
 @lru_cache(maxsize=2)
 def pools(split: str) -> Pools:
     """The open-class value pools of `split` ("dev" or "heldout"); independent of the seed."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    common.check_split(split)
     i = SPLITS.index(split)
     mine, other = _raw_pools(i), _raw_pools(1 - i)
     # a value with any surface form the other split also produced, in any field, is dropped (from both, since
@@ -804,21 +798,11 @@ class _Ctx:
         r = self.r
         used: tuple[tuple[str, str], ...] = ()
         if user is None:
-            if role:
-                user = r.choice(_ROLE_USERS)
-            else:
-                user = r.choice(self.P.users)
-                used = (("users", user),)
-        if domain is None:
-            k = r.random()
-            if k < 0.55:
-                domain = r.choice(_PROVIDERS)
-            elif k < 0.62:
-                domain = r.choice(("", "", "s.", "g.")) + r.choice(_UNIVERSITIES)[1]
-            elif k < 0.67:
-                domain = r.choice(_MINISTRIES)[1]
-            else:
-                domain = self.domain()
+            user, used = common.mail_user(r, role, _ROLE_USERS, self.P.users)
+        if domain is None:  # a mail provider, a university (or a faculty's), a ministry, a company of the split
+            domain = by_cut(r.random(), (0.55, 0.62, 0.67), (
+                lambda: r.choice(_PROVIDERS), lambda: r.choice(("", "", "s.", "g.")) + r.choice(_UNIVERSITIES)[1],
+                lambda: r.choice(_MINISTRIES)[1], self.domain))()
         if domain in self.P.domains:
             used += (("domains", domain),)
         return _S("EMAIL", f"{user}@{domain}", used=used)
@@ -846,11 +830,8 @@ class _Ctx:
                              f"/products/detail.php?id={r.randint(1, 99999)}",
                              f"/support/faq?category={r.choice(('order', 'payment', 'delivery'))}&page={r.randint(1, 9)}",
                              "/privacy/", "/ja/", "/blog/" + r.choice(("entry-", "post/")) + str(r.randint(1, 9999))))
-        host = r.choices(("www." + domain, domain, r.choice(("shop.", "support.", "my.")) + domain), (60, 25, 15))[0]
-        scheme = r.choices(("https://", "http://", ""), (72, 18, 10))[0]
-        if not scheme:
-            host = "www." + domain
-        return _S("URL", scheme + host + path, used=used)
+        text = common.web_address(r, domain, path, ("shop.", "support.", "my."), (72, 18, 10))
+        return _S("URL", text, used=used)
 
     def ip(self) -> _S:
         r = self.r
@@ -863,14 +844,7 @@ class _Ctx:
                 start = r.randint(2, 7 - n)
                 return _S("IP", ":".join(groups[:start]) + "::" + ":".join(groups[start + n:]))
             return _S("IP", ":".join(groups))
-        if k < 0.38:
-            return _S("IP", f"192.168.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        if k < 0.48:
-            return _S("IP", f"10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        if k < 0.53:
-            return _S("IP", f"172.{r.randint(16, 31)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
-        first = r.choice([n for n in range(1, 224) if n not in (10, 127, 172, 192)])
-        return _S("IP", f"{first}.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}")
+        return common.ipv4(r, k, (0.38, 0.48, 0.53))
 
     # -- addresses -----------------------------------------------------------------------------------------------
     def address(self, pref: int | None = None, building: float | None = None, zen: float = 0.12
@@ -902,16 +876,10 @@ class _Ctx:
         else:
             ch, ban, go = r.randint(1, 9), r.randint(1, 40), r.randint(1, 30)
             k = r.random()
-            if k < 0.3:
-                block = f"{ch}丁目{ban}番{go}号"
-            elif k < 0.42:
-                block = f"{_kanji_num(ch)}丁目{ban}番{go}号"
-            elif k < 0.7:
-                block = f"{ch}-{ban}-{go}"
-            elif k < 0.82:
-                block = f"{ch}丁目{ban}-{go}"
-            elif k < 0.9:
-                block = f"{_kanji_num(ch)}丁目{ban}-{go}"
+            if k < 0.9:  # 住居表示: 丁目 in figures or in kanji, 番 and 号 written out or as hyphens
+                kan = _kanji_num(ch)
+                block = by_cut(k, (0.3, 0.42, 0.7, 0.82), (f"{ch}丁目{ban}番{go}号", f"{kan}丁目{ban}番{go}号",
+                                                         f"{ch}-{ban}-{go}", f"{ch}丁目{ban}-{go}", f"{kan}丁目{ban}-{go}"))
             else:
                 n = r.randint(1, 2999)
                 block = r.choice((f"{n}番地", f"{n}番地{r.randint(1, 30)}", f"{n}-{r.randint(1, 30)}"))
@@ -923,19 +891,8 @@ class _Ctx:
             used.append(("buildings", b))
             floor, room = r.randint(1, 15), r.randint(1, 12)
             rm = f"{floor}{room:02d}"
-            k = r.random()
-            if k < 0.25:
-                tail = f" {b} {floor}階"
-            elif k < 0.5:
-                tail = f" {b}{rm}号室"
-            elif k < 0.65:
-                tail = f" {b} {rm}号室"
-            elif k < 0.8:
-                tail = f"　{b} {rm}"
-            elif k < 0.9:
-                tail = f" {b}"
-            else:
-                tail = f"{b}{rm}"
+            tail = by_cut(r.random(), (0.25, 0.5, 0.65, 0.8, 0.9),
+                          (f" {b} {floor}階", f" {b}{rm}号室", f" {b} {rm}号室", f"　{b} {rm}", f" {b}", f"{b}{rm}"))
             if re.search(r"\d-\d+$", text) and r.random() < 0.3:
                 tail = f"-{rm}"
                 used.pop()
@@ -1035,8 +992,8 @@ class _Ctx:
         r = self.r
         k = r.randrange(26)
         if k == 0:
-            return (f"次回の打合せは{self.date()}（{r.choice(_WEEKDAYS)}）{r.randint(9, 17)}:{r.choice(('00', '30'))}から"
-                    f"本社{r.randint(2, 12)}階会議室で行います。")
+            when = f"{self.date()}（{r.choice(_WEEKDAYS)}）{r.randint(9, 17)}:{r.choice(('00', '30'))}"
+            return f"次回の打合せは{when}から本社{r.randint(2, 12)}階会議室で行います。"
         if k == 1:
             return f"ご請求金額は{self.price()}です。お支払期限は{self.date('wareki')}です。"
         if k == 2:
@@ -1076,8 +1033,7 @@ class _Ctx:
         if k == 16:
             return f"{r.choice([p for p, _, _ in _PREFS])}内では{self.date('ymd')}、最高気温{r.randint(20, 38)}.{r.randint(0, 9)}℃を観測した。"
         if k == 17:
-            return (f"{r.choice(('のぞみ', 'ひかり', 'はやぶさ', 'こだま'))}{r.randint(1, 299)}号は{r.choice(_STATIONS)}を"
-                    f"{r.randint(6, 21)}:{r.randint(0, 59):02d}に発車します。")
+            return f"{r.choice(_TRAINS)}{r.randint(1, 299)}号は{r.choice(_STATIONS)}を{r.randint(6, 21)}:{r.randint(0, 59):02d}に発車します。"
         if k == 18:
             return f"会員番号 {_digits(r, 8)} のポイント残高は{r.randint(1, 9999):,}ptです。"
         if k == 19:
@@ -1566,10 +1522,6 @@ def _g_order_mail(c: _Ctx) -> _Lines:
     return b
 
 
-def _td(*segs: _Seg) -> tuple[_Seg, ...]:
-    return ("<td>",) + segs + ("</td>",)
-
-
 def _g_html(c: _Ctx) -> _Lines:
     r = c.r
     b = _Lines()
@@ -1629,23 +1581,11 @@ _GENRE_WEIGHTS = (11, 10, 12, 11, 11, 8, 8, 9, 10, 11)
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _doc_rng(split: str, seed: int, i: int) -> random.Random:
-    # a str seed is hashed with SHA-512 by random.seed: stable across runs and PYTHONHASHSEED
-    return random.Random(f"klue-pipeline/pii-evalgen-ja/{split}/{seed}/{i}")
-
-
 def _generate(n: int, split: str, seed: int = 0) -> Iterator[tuple[dict, list[_S], list[Negative]]]:
     """Records with their spans' generator-side details and the planted negatives."""
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    P = pools(split)
-    for i in range(n):
-        rng = _doc_rng(split, seed, i)
-        genre = rng.choices(GENRES, weights=_GENRE_WEIGHTS)[0]
-        ctx = _Ctx(rng, P)
-        text, spans, metas = _GENRE_FUNCS[genre](ctx).render(rng)
+    for i, genre, ctx, (text, spans, metas) in common.documents(
+            n, split, seed, stream="klue-pipeline/pii-evalgen-ja", pools=pools, genres=_GENRE_FUNCS,
+            weights=_GENRE_WEIGHTS, context=_Ctx):
         negs = [neg for neg in ctx.negatives if neg.text in text]  # a dropped optional line takes its negative
         yield ({"id": f"ja-{split}-{seed}-{i:05d}", "genre": genre, "split": split, "text": text, "spans": spans},
                metas, negs)
@@ -1658,15 +1598,7 @@ def generate(n: int, split: str, seed: int = 0) -> Iterator[dict]:
         yield rec
 
 
-def write_split(out_dir: Path, n_dev: int = 1000, n_heldout: int = 1500, seed: int = 0) -> dict[str, Path]:
-    """Write `out_dir/dev.jsonl` and `out_dir/heldout.jsonl` (each atomically); byte-identical for the same
-    arguments. Returns {"dev": path, "heldout": path}."""
-    return write_splits(out_dir, generate, n_dev, n_heldout, seed)
+write_split = common.split_writer(generate)
 
 
-def label_counts(records: Iterable[dict]) -> dict[str, int]:
-    out = dict.fromkeys(LABELS, 0)
-    for rec in records:
-        for s in rec["spans"]:
-            out[s["label"]] += 1
-    return out
+label_counts = partial(common.label_counts, labels=LABELS)
