@@ -19,7 +19,8 @@ def test_detect_adds_spans_and_keeps_records(tmp_path):
     got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [g["id"] for g in got] == [1, 2] and got[0]["body"] == recs[0]["body"]
     spans = got[0]["pii_spans"]
-    assert {tuple(sorted(s)) for s in spans} == {("end", "score", "start", "type")}
+    assert {tuple(sorted(s)) for s in spans} == {("end", "recognizer", "score", "start", "type")}
+    assert [s["recognizer"] for s in spans] == ["ko_person_mecab", "ko_phone", "ko_email"]
     assert [(recs[0]["body"][s["start"]:s["end"]], s["type"]) for s in spans] == [
         ("이서연", "PERSON"), ("02-2110-6543", "PHONE"), ("lsy@me.go.kr", "EMAIL")]
     assert got[1]["pii_spans"] == []

@@ -29,7 +29,7 @@ def pii() -> None:
 @pii.command()
 @click.argument("input_path", metavar="IN.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--output", "-o", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL: each input record plus pii_spans [{start, end, type, score}] (end exclusive)")
+              help="JSONL: each input record plus pii_spans [{start, end, type, score, recognizer}] (end exclusive)")
 @click.option("--text-field", default="text", show_default=True, help="field holding the text")
 @click.option("--threshold", default=0.4, show_default=True, type=float, help="minimum span score")
 @_language_option

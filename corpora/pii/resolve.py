@@ -29,7 +29,10 @@ class Span:
     recognizer: str
 
     def to_json(self) -> dict:
-        return {"start": self.start, "end": self.end, "type": self.type, "score": self.score}
+        """The span for `klue pii detect`'s output; `recognizer` is its reason (`ko_labelled_driver_license`: a
+        value found after its label, whatever its shape)."""
+        return {"start": self.start, "end": self.end, "type": self.type, "score": self.score,
+                "recognizer": self.recognizer}
 
 
 def _key(s: Span) -> tuple:

@@ -187,8 +187,10 @@ def _account(t: str) -> float:
 # even when the run fails the type's shape or checksum. Real documents carry typing and OCR errors that no
 # canonical pattern admits: an extra group (`운전면허번호 12-34-56-78-901-23`), a short group
 # (`운전면허증(13-05-7788-40)`), a trailing digit (`주민등록번호 900101-1234567-1`). Such a match scores
-# LABELLED, below every validated match (checksums: 1.0; printed layouts: SURE), so where the canonical reading
-# exists it owns the span; the recognizer's name (`ko_labelled_<type>`) is the span's reason.
+# LABELLED, below every validated match (checksums: 1.0; printed layouts: SURE) and above a shape that only a
+# context word lifts (0.45-0.5: a region's name before a garbled licence is also a bank's, 부산, 광주). A value in
+# the type's own canonical shape is left to the type's recognizer (`_labelled_rescore`), so clean text keeps its
+# spans and their reasons; the recognizer's name (`ko_labelled_<type>`) is the reason of the rest.
 # The label is read where the other recognizers read labels (context.py): right before the value on its line
 # (after `:`, `(`, a particle or a table cell boundary), on the line above when the value opens its line (a form
 # field), or in the header of the HTML table column holding the value (`ko_labelled_<type>_column`, lifted from
@@ -240,20 +242,29 @@ LABELLED_RUN = (rf"{_GROUP}(?:[ ]?[-.)‐‑‒–−]{{1,2}}[ ]?{_GROUP}|[ ](?=
 PASSPORT_RUN = r"[A-Z]{1,2}[0-9]{1,9}(?:[-. ]?[0-9A-Z][0-9]{1,9}){0,2}(?![0-9A-Za-z])(?![-.][0-9])"
 
 
-def _labelled_digits(entity: str) -> Callable[[str], float]:
+def _labelled_rescore(entity: str, canonical: list[PiiPatternRecognizer]) -> Callable[[str], float]:
+    """Keep a labelled value of plausible length that is no date and no dummy, and that the type's own
+    recognizers do not read: a value in the type's canonical shape (and passing its checks) is theirs, found with
+    the label as their context word, so clean text keeps its spans and their reasons."""
     lo, hi = LABELLED_DIGITS[entity]
+    own = [(r, p) for r in canonical if r.supported_entities[0] == entity for p in r.patterns]
 
     def rescore(t: str) -> float:
         n = len(v.digits(t))
         # a dummy value (one repeated digit, 000000-0000000) is none; a garbled one may end in a lone 0
         dummy = v.repeated_digits(t) or set(v.digits(t)[6:]) == {"0"}
-        return -1.0 if lo <= n <= hi and not dummy and not _DATE_VALUE.fullmatch(t) else 0.0
+        if not lo <= n <= hi or dummy or _DATE_VALUE.fullmatch(t):
+            return 0.0
+        if any(p.compiled_regex.fullmatch(t) and r.rescore(t, p.score) > 0 for r, p in own):
+            return 0.0
+        return -1.0
     return rescore
 
 
-def labelled_recognizers() -> list[PiiPatternRecognizer]:
+def labelled_recognizers(canonical: list[PiiPatternRecognizer]) -> list[PiiPatternRecognizer]:
     """Two recognizers per type of `STRONG_LABELS`: the label before the value (same line, or the line above a
-    value that opens its line), and the label as the header of the value's table column."""
+    value that opens its line), and the label as the header of the value's table column. `canonical`: the
+    recognizers of the types' own shapes, which keep the values they read."""
     out: list[PiiPatternRecognizer] = []
     for entity, (label, words) in STRONG_LABELS.items():
         lead = rf"(?:{LICENCE_REGION}[ .\-]?)?" if entity == "DRIVER_LICENSE" else ""
@@ -262,7 +273,7 @@ def labelled_recognizers() -> list[PiiPatternRecognizer]:
         run = PASSPORT_RUN if entity == "PASSPORT" else lead + LABELLED_RUN
         low = entity.lower()
         trigger = re.compile(label)  # stdlib `re`: the fast scanner's trigger scans run 4-5x faster there
-        rescore = _labelled_digits(entity)
+        rescore = _labelled_rescore(entity, canonical)
         # a passport's digits may be split by its letters (`M4F9063`): its first run may hold one digit
         lo = 1 if entity == "PASSPORT" else LABELLED_DIGITS[entity][0]
         out.append(KoPatternRecognizer(entity, f"ko_labelled_{low}", [
@@ -291,7 +302,7 @@ _p = pattern
 def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
     """All Korean pattern recognizers, in a fixed order (the order only matters for ties; see resolve.py)."""
     R = KoPatternRecognizer
-    return [
+    canonical = [
         R("PHONE", "ko_phone", [
             _p("mobile", LB + MOBILE + LA, SURE),
             _p("landline", LB + LANDLINE + LA, 0.7),
@@ -372,5 +383,5 @@ def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
             _p("birth_context", rf"(?<![0-9]){_DATE}", 0.05),
         ], ["생년월일", "출생", "생일", "DOB"], min_run_digits=4),
         R("AGE", "ko_age", [_p("age", AGE_RX, 0.6)], [], min_run_digits=1),
-        *labelled_recognizers(),
     ]
+    return [*canonical, *labelled_recognizers(canonical)]
