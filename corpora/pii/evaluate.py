@@ -23,7 +23,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from corpora.pii.types import ALL_TYPES, JA_STRUCTURED_TYPES, PACKS, STRUCTURED_TYPES, pack_facts
+from corpora.pii.types import (
+    ALL_TYPES,
+    JA_STRUCTURED_TYPES,
+    PACKS,
+    STRUCTURED_TYPES,
+    default_types,
+    pack_facts,
+)
 
 # The `structured` row: Korean's structured types, then the Japanese ones Korean lacks (a detector targets only
 # its own language's types, so each language's row is its own).
@@ -223,8 +230,6 @@ class KoPii:
         except ModuleNotFoundError as err:
             raise ModuleNotFoundError("ko-pii is not installed: pip install 'klue-pipeline[bench]' (or ko-pii)") \
                 from err
-        from corpora.pii.types import default_types
-
         wanted = set(default_types("ko") if types is None else types)
         self._detect_all = detect_all
         self.language = "ko"  # ko-pii detects Korean PII only
