@@ -91,8 +91,66 @@ def test_random_init_rows_get_a_difference_row_with_welch_p():
     md = to_markdown(table)
     delta = next(line for line in md.splitlines() if line.startswith("| Δ tiny − random init |"))
     cells = [c.strip() for c in delta.strip("|").split("|")]
-    assert cells[1].startswith("+20.00 (p=") and cells[2] == "-5.00" and cells[4].startswith("-0.50 (p=")
-    assert "Welch" in md
+    assert cells[1].startswith("+20.00 [+17.") and cells[2] == "-5.00" and cells[4].startswith("-0.50 [-2.")
+    assert "(p=" in cells[1] and "Welch" in md and "95 % confidence interval" in md
+    assert sts["ci95"] is None  # no test, no interval
+
+
+def test_the_difference_interval_is_welchs_on_the_raw_seeds():
+    """The Δ interval from a table's summary statistics equals scipy's Welch interval on the seeds' scores, and it
+    holds zero exactly when p >= 0.05."""
+    import numpy as np
+    from scipy.stats import ttest_ind
+
+    from finetune.results import welch_interval
+
+    a, b = np.array([56.1, 54.2, 58.5]), np.array([52.0, 50.5, 53.7, 51.1])
+    low, high = welch_interval(a.mean() - b.mean(), a.std(ddof=1), 3, b.std(ddof=1), 4)
+    res = ttest_ind(a, b, equal_var=False)
+    ref = res.confidence_interval(0.95)
+    assert (low, high) == pytest.approx((ref.low, ref.high), abs=1e-9)
+    assert (low > 0) == (res.pvalue < 0.05)
+    runs = [{**_run("ynat", "x", {"macro_f1": float(a.mean())}, {"macro_f1": float(a.std(ddof=1))}, [1, 2, 3]),
+             "random_init": False},
+            {**_run("ynat", "r", {"macro_f1": float(b.mean())}, {"macro_f1": float(b.std(ddof=1))}, [1, 2, 3, 4]),
+             "random_init": True}]
+    (d,) = build_table(runs)["vs_random_init"]
+    assert d["cells"]["YNAT F1"]["ci95"] == pytest.approx([ref.low, ref.high], abs=1e-9)
+
+
+def test_the_arms_verdict_gives_intervals_and_says_where_they_bound_a_minimal_difference():
+    from finetune.results import arms_verdict
+
+    def arm(label: str, ynat: float, nli: float, spread: float) -> list[dict]:
+        return [_run("ynat", label, {"macro_f1": ynat}, {"macro_f1": spread}, [1, 2, 3]),
+                _run("nli", label, {"accuracy": nli}, {"accuracy": 3.0}, [1, 2, 3])]
+
+    # YNAT: Δ 0.1 with a tiny spread (bounded within ±1); NLI: Δ 10 with spread 3 (differs, not bounded)
+    table = build_table(arm("on", 60.0, 40.0, 0.1) + arm("off", 60.1, 50.0, 0.1), [("off", "on")])
+    (line,) = arms_verdict(table)
+    assert line.startswith("off − on: YNAT F1 +0.10 [") and "NLI Acc +10.00 [+3.2" in line
+    assert "Differs at p < 0.05 on: NLI Acc." in line
+    assert line.endswith("The 95 % interval lies within ±1 point on 1 of 2 tasks (YNAT F1).")
+    # a wider bound takes NLI in only when its interval fits: Δ 10 ± 6.8 does not fit ±5
+    assert arms_verdict(table, bound=5.0)[0].endswith("on 1 of 2 tasks (YNAT F1).")
+    assert arms_verdict(build_table(arm("on", 60.0, 40.0, 0.1))) == []  # no second arm, nothing to say
+
+
+def test_the_arms_verdict_says_how_much_of_a_difference_the_random_inits_show():
+    """An ablation's two vocabularies: the arms differ on NLI, and so do their random inits, by part of it."""
+    from finetune.results import arms_verdict
+
+    def row(label: str, nli: float, random_init: bool) -> dict:
+        return {**_run("nli", label, {"accuracy": nli}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": random_init}
+
+    runs = [row("mecab", 50.0, False), row("none", 40.0, False), row("ri mecab", 38.0, True),
+            row("ri none", 34.0, True)]
+    table = build_table(runs, [("none", "mecab"), ("ri none", "ri mecab")],
+                        baseline_of={"mecab": "ri mecab", "none": "ri none"})
+    first, second = arms_verdict(table)
+    assert first.startswith("none − mecab: NLI Acc -10.00 [") and "Differs at p < 0.05 on: NLI Acc." in first
+    assert first.endswith("the random inits (the vocabulary alone) show NLI Acc -4.00 of -10.00.")
+    assert second.startswith("ri none − ri mecab: NLI Acc -4.00 [") and "vocabulary alone" not in second
 
 
 def test_no_difference_row_without_a_random_init_run():

@@ -333,7 +333,8 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
         return None
     table, runs = built
     md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
-          "difference of the means with Welch's two-sided p. The floor uses no model (finetune/floors.py).", "",
+          "difference of the means [95 % interval] with Welch's two-sided p. The floor uses no model "
+          "(finetune/floors.py).", "",
           to_markdown(table)]
     present = {run["task"] for run in runs}
     tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
@@ -354,7 +355,7 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
 def finetune_verdict(outputs: list[ArmOutput]) -> list[str]:
     """Per arm, what its row of the suite's table says against its own random init and the no-model floor
     (`finetune.results.verdict`, on each task's main metric), and the footnote of the generated tasks."""
-    from finetune.results import generated_note, verdict
+    from finetune.results import arms_verdict, generated_note, verdict
 
     built = suite_table(outputs)
     if built is None:
@@ -367,5 +368,6 @@ def finetune_verdict(outputs: list[ArmOutput]) -> list[str]:
         baseline = _row_label("random-init", o.label, several)
         found = verdict(table, _row_label("pretrained", o.label, several), baseline if baseline in rows else None)
         lines += [f"{o.label}: {line}" if several else line for line in found]
+    lines += arms_verdict(table)
     note = generated_note(table)
     return lines + [note] if lines and note else lines
