@@ -242,7 +242,8 @@ def welch_interval(diff: float, std_a: float, n_a: int, std_b: float, n_b: int, 
     """The `level` confidence interval of a difference of two means with unequal variances: diff ± t * se, se² =
     s_a²/n_a + s_b²/n_b, t the Student quantile at the Welch-Satterthwaite degrees of freedom (the interval that
     goes with the p of `scipy.stats.ttest_ind(..., equal_var=False)`, computed from the summary statistics, which
-    is all a table keeps). Stds are sample stds (ddof=1), as `finetune.trainer` records them."""
+    is all a table keeps; `ttest_ind_from_stats`, which gives the p, returns no interval, hence by hand). Stds are
+    sample stds (ddof=1), as `finetune.trainer` records them."""
     from scipy.stats import t
 
     va, vb = std_a**2 / n_a, std_b**2 / n_b
@@ -253,7 +254,7 @@ def welch_interval(diff: float, std_a: float, n_a: int, std_b: float, n_b: int, 
 
 
 def delta_text(cell: dict[str, Any]) -> str:
-    """A Δ cell: `+2.30 [-0.51, 5.11] (p=0.062)`; the difference alone where the seeds allow no test."""
+    """A Δ cell: `+2.30 [-0.51, +5.11] (p=0.062)`; the difference alone where the seeds allow no test."""
     text = f"{cell['diff']:+.2f}"
     if cell.get("ci95") is not None:
         text += f" [{cell['ci95'][0]:+.2f}, {cell['ci95'][1]:+.2f}]"
