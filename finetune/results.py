@@ -363,9 +363,14 @@ def arms_verdict(table: dict[str, Any], bound: float = MINIMAL_POINTS) -> list[s
     task's main metric: the differences with their 95 % intervals, where they differ at p < ALPHA, and on how many
     tasks the interval lies within ±`bound` points, i.e. where the seeds rule out more than a minimal
     difference. An interval wider than that is not evidence of an effect, only of too few seeds to bound one.
-    Where the table also compares the two arms' own random inits (`baseline_of`), the line says how much of each
-    difference those show: what the arm's vocabulary does before any pretraining."""
+
+    Where the table compares each arm with its own random init (`baseline_of`), the count covers only the tasks on
+    which at least one of the two arms beat its random init at p < ALPHA: on a task that neither arm learned past
+    fresh weights (both at 0, or both at chance), a narrow interval says nothing about what pretraining on the
+    arms' data did, and the line names those tasks apart. It also says how much of each significant difference
+    the two arms' random inits already show: what the arm's vocabulary does before any pretraining."""
     deltas = {(d["model"], d["baseline"]): d for d in table.get("between_arms", [])}
+    vs = {(d["model"], d["baseline"]): d for d in table.get("vs_random_init", [])}
     own = table.get("baseline_of") or {}
     lines = []
     for d in table.get("between_arms", []):
@@ -375,12 +380,19 @@ def arms_verdict(table: dict[str, Any], bound: float = MINIMAL_POINTS) -> list[s
         tested = [(c, x) for c, x in cells if x.get("ci95") is not None]
         significant = [c for c, x in tested if x["p"] is not None and x["p"] < ALPHA]
         differ = [marked(table, c) for c in significant]
-        bounded = [marked(table, c) for c, x in tested if -bound <= x["ci95"][0] and x["ci95"][1] <= bound]
+        learned = _beat_random_init([vs[m, own[m]] for m in (d["model"], d["baseline"]) if (m, own.get(m)) in vs])
+        counted = [(c, x) for c, x in tested if learned is None or c in learned]
+        bounded = [marked(table, c) for c, x in counted if -bound <= x["ci95"][0] and x["ci95"][1] <= bound]
         line = (f"{d['model']} − {d['baseline']}: " + ", ".join(f"{marked(table, c)} {delta_text(x)}" for c, x in cells)
                 + f". Differs at p < {ALPHA} on: {', '.join(differ) or 'none'}.")
-        if tested:
+        if counted:
+            where = " where an arm beat its random init" if learned is not None else ""
             line += (f" The 95 % interval lies within ±{bound:g} point{'s' if bound != 1 else ''} on {len(bounded)} of "
-                     f"{len(tested)} tasks" + (f" ({', '.join(bounded)})" if bounded else "") + ".")
+                     f"{len(counted)} tasks{where}" + (f" ({', '.join(bounded)})" if bounded else "") + ".")
+        idle = [marked(table, c) for c, _ in tested if learned is not None and c not in learned]
+        if idle:
+            line += (f" Neither arm beat its random init on {', '.join(idle)}: the interval there bounds nothing that "
+                     "pretraining did.")
         vocab = deltas.get((own.get(d["model"], ""), own.get(d["baseline"], "")))
         if vocab is not None:
             shares = [f"{marked(table, c)} {vocab['cells'][c]['diff']:+.2f} of {x['diff']:+.2f}"
@@ -390,6 +402,15 @@ def arms_verdict(table: dict[str, Any], bound: float = MINIMAL_POINTS) -> list[s
                     ", ".join(shares) + "."
         lines.append(line)
     return lines
+
+
+def _beat_random_init(rows: list[dict[str, Any]]) -> set[str] | None:
+    """The columns on which any of these Δ-against-own-random-init rows is ahead at p < ALPHA; None without rows
+    for both arms (nothing known about what either learned)."""
+    if len(rows) < 2:
+        return None
+    return {c for d in rows for c, x in d["cells"].items()
+            if x.get("p") is not None and x["p"] < ALPHA and x.get("diff", 0) > 0}
 
 
 def _vs_floor(table: dict[str, Any], model: str, floor: str, cols: list[str]) -> list[str]:

@@ -373,36 +373,20 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     read back instead of trained again (a killed suite continues with its first unfinished seed). Wall times go
     to `timing.json`, not `metrics.json`: on CPU the same seed gives the same bytes in every metrics file,
     whether a run was interrupted or not. `model_ref` is what `metrics.json` names the model by (default: the
-    folder's path; the pipeline's stage gives a path relative to its workdir).
+    folder's path; the pipeline's stage gives a path relative to its workdir). Each seed is `run_seed`.
     """
     from finetune.data import write_json
     from pipeline import io
-    from pipeline.io import write_jsonl
 
     output = Path(output)
     model_dir = Path(model_dir)
     label = label or model_dir.resolve().name
     if random_init and "random init" not in label:  # never the pretrained model's row name
         label += " (random init)"
-    per_seed: dict[str, Any] = {}
-    for seed in seeds:
-        seed_dir = output / f"seed-{seed}"
-        done = seed_dir / "metrics.json"
-        if resume and done.is_file() and (seed_dir / "predictions.jsonl").is_file():
-            per_seed[str(seed)] = json.loads(done.read_text(encoding="utf-8"))
-            continue
-        cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
-                             save_dir=seed_dir / "model" if save_model else None, progress=progress)
-        res = finetune_once(task, model_dir, data, cfg)
-        write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
-        write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
-        record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
-                  "total_steps": res.total_steps, "steps_per_epoch": res.steps_per_epoch,
-                  "stopped_early": res.stopped_early,
-                  "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
-                  "max_length": res.max_length, "history": res.history}
-        write_json(done, record)
-        per_seed[str(seed)] = record
+    per_seed = {str(seed): run_seed(task, model_dir, data, output / f"seed-{seed}", seed, hp, max_steps=max_steps,
+                                    eval_every=eval_every, random_init=random_init, save_model=save_model,
+                                    progress=progress, resume=resume)
+                for seed in seeds}
 
     mean, std = {}, {}
     for key in task.metric_names:
@@ -422,6 +406,37 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     line = summary_line(summary)
     io.write_text(output / "summary.txt", line + "\n")
     return summary
+
+
+def seed_done(seed_dir: Path) -> bool:
+    """Whether a seed's run finished: its `metrics.json`, written last, and its predictions are there."""
+    return (seed_dir / "metrics.json").is_file() and (seed_dir / "predictions.jsonl").is_file()
+
+
+def run_seed(task: Task, model_dir: Path, data: TaskData, seed_dir: Path, seed: int, hp: Hyperparams, *,
+             max_steps: int | None = None, eval_every: int | None = None, random_init: bool = False,
+             save_model: bool = True, progress: bool = True, resume: bool = False) -> dict[str, Any]:
+    """One seed's run: `seed_dir/{predictions.jsonl, timing.json, model/}`, then `metrics.json` (its record, which
+    it returns). With `resume`, a seed whose `metrics.json` and predictions exist is read back, not trained again.
+    Separate from `run_finetune` so that a suite can spread its seeds over processes (`finetune.stages`)."""
+    from finetune.data import write_json
+    from pipeline.io import write_jsonl
+
+    done = seed_dir / "metrics.json"
+    if resume and seed_done(seed_dir):
+        return dict(json.loads(done.read_text(encoding="utf-8")))
+    cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
+                         save_dir=seed_dir / "model" if save_model else None, progress=progress)
+    res = finetune_once(task, model_dir, data, cfg)
+    write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
+    write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
+    record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
+              "total_steps": res.total_steps, "steps_per_epoch": res.steps_per_epoch,
+              "stopped_early": res.stopped_early,
+              "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
+              "max_length": res.max_length, "history": res.history}
+    write_json(done, record)  # last: it marks the seed done
+    return record
 
 
 def summary_line(summary: dict[str, Any]) -> str:

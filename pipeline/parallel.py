@@ -43,9 +43,15 @@ LOCAL = Executor()
 
 
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1, desc: str | None = None,
-                total: int | None = None, executor: Executor = LOCAL) -> Iterator[Any]:
+                total: int | None = None, executor: Executor = LOCAL,
+                start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
     """Yield fn(item) for each item, in input order, computed on `workers` processes (1: in this process),
-    or as Ray tasks on a cluster (`executor.kind == "ray"`; see `_ray_map`)."""
+    or as Ray tasks on a cluster (`executor.kind == "ray"`; see `_ray_map`).
+
+    `start` is how the local pool's processes start. `fork` (fast) suits tasks that have not used torch's
+    thread pool in this process; `spawn` for those that train: a child forked after the parent ran torch's
+    OpenMP threads hangs in its first multi-threaded op (measured: torch 2.13 on Linux, a 2-thread matmul in the
+    parent, then 2 threads in a forked child: no return in 120 s; 1 thread returns)."""
     items = list(items)
     total = len(items) if total is None else total
     bar = tqdm(total=total, desc=desc, unit="shard", disable=desc is None, leave=False)
@@ -62,7 +68,7 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1
             return
         # fork: workers inherit imported modules (fast start); every task function builds its own heavy
         # objects (MeCab taggers, analyzers) lazily, per process.
-        ctx = mp.get_context("fork")
+        ctx = mp.get_context(start)
         with ctx.Pool(processes=min(workers, len(items))) as pool:
             for res in pool.imap(fn, items, chunksize=1):
                 yield res

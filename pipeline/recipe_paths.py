@@ -29,10 +29,12 @@ def input_path_patterns(raw: dict[str, Any], registry: StageRegistry, where: str
 
 
 def _locate(node: Any, parts: Sequence[str]) -> Iterator[tuple[dict[str, Any] | list[Any], Any]]:
-    """(container, key) of every value that the dotted pattern `parts` names in `node` (`*`: each list item)."""
+    """(container, key) of every value that the dotted pattern `parts` names in `node` (`*`: each list item, or
+    each value of a mapping)."""
     head, rest = parts[0], parts[1:]
     if head == "*":
-        keys: Iterator[Any] = iter(range(len(node))) if isinstance(node, list) else iter(())
+        keys: Iterator[Any] = (iter(range(len(node))) if isinstance(node, list)
+                               else iter(list(node)) if isinstance(node, dict) else iter(()))
     else:
         keys = iter([head]) if isinstance(node, dict) and head in node else iter(())
     for k in keys:
@@ -63,7 +65,8 @@ def without_input_paths(cls: type[Stage[Any]], material: dict[str, Any]) -> dict
     folder or machine reuses every stage. Sound because every stage that names input paths fingerprints their
     contents (collect: relative path, size and digest of each matched file; decontaminate and vocab: the
     digest of each file), so the fingerprint still changes when different files are named. A list of paths
-    (`report_texts.*`) becomes its length; a path field (`benchmarks.*.path`) is removed.
+    (`report_texts.*`) becomes its length; a path field (`benchmarks.*.path`) and a mapping of paths
+    (`task_data_dirs.*`: finetune's fingerprint names each file relative to its task's folder) are removed.
     """
     out = copy.deepcopy(material)
     for src in out.get("sources") or []:
@@ -75,6 +78,8 @@ def without_input_paths(cls: type[Stage[Any]], material: dict[str, Any]) -> dict
             for container, key in list(_locate(params, parts[:-1])):
                 if isinstance(container[key], list):
                     container[key] = len(container[key])
+                elif isinstance(container[key], dict) and isinstance(container, dict):
+                    container.pop(key)
         else:
             for container, key in list(_locate(params, parts)):
                 if isinstance(container, dict):

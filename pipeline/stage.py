@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, get_args, get_origin
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
@@ -242,11 +242,12 @@ class StageContext(Generic[P]):
         return self.recipe.seed
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], desc: str | None = None,
-            total: int | None = None) -> Iterator[Any]:
+            total: int | None = None, start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
         """Apply `fn` to `items` on `self.workers` processes (or as Ray tasks), yielding results in input order.
 
         `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
-        number of workers or the executor. Shows a progress bar when `desc` is given.
+        number of workers or the executor. Shows a progress bar when `desc` is given. `start`: how local worker
+        processes start (`ordered_map`; `spawn` for tasks that train with torch).
 
         With a `journal` (stages with `shard_resume`), each result is recorded as it arrives, and a rerun after
         a kill takes the recorded results instead of running those tasks again: only the missing shards run.
@@ -254,13 +255,14 @@ class StageContext(Generic[P]):
         stage run gets the same items in the same order on every run (they derive from its inputs and params).
         """
         if self.journal is None:
-            return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor)
+            return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor,
+                               start=start)
         self._maps += 1
-        return _journaled_map(self, fn, list(items), self.journal / f"map-{self._maps:02d}", desc)
+        return _journaled_map(self, fn, list(items), self.journal / f"map-{self._maps:02d}", desc, start)
 
 
 def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list[Any], folder: Path,
-                   desc: str | None) -> Iterator[Any]:
+                   desc: str | None, start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
     """`ordered_map` over the items with no recorded result; recorded ones are read back in their place.
     Records are JSON (`pipeline.journal`), never pickles."""
     from pipeline import io, journal
@@ -268,7 +270,8 @@ def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list
     folder.mkdir(parents=True, exist_ok=True)
     done = {int(p.stem): p for p in folder.glob("*.json") if p.stem.isdigit() and not io.is_temp(p)}
     todo = [i for i in range(len(items)) if i not in done]
-    computed = ordered_map(fn, [items[i] for i in todo], workers=ctx.workers, desc=desc, executor=ctx.executor)
+    computed = ordered_map(fn, [items[i] for i in todo], workers=ctx.workers, desc=desc, executor=ctx.executor,
+                           start=start)
     for i in range(len(items)):
         if i in done:
             yield journal.loads(done[i].read_text(encoding="utf-8"), where=str(done[i]))

@@ -153,6 +153,31 @@ def test_the_arms_verdict_says_how_much_of_a_difference_the_random_inits_show():
     assert second.startswith("ri none − ri mecab: NLI Acc -4.00 [") and "vocabulary alone" not in second
 
 
+def test_the_arms_verdict_counts_bounds_only_where_an_arm_beat_its_random_init():
+    """MRC at 128 tokens: the arms at 0.05 and 0.00, both random inits at 0.00. Their interval is within ±1, but it
+    bounds nothing that pretraining did: the count leaves it out and the line says so. YNAT, learned by both
+    arms, is counted."""
+    from finetune.results import arms_verdict
+
+    def rows(label: str, ynat: float, mrc: float, random_init: bool) -> list[dict]:
+        return [{**_run("ynat", label, {"macro_f1": ynat}, {"macro_f1": 0.2}, [1, 2, 3]), "random_init": random_init},
+                {**_run("mrc", label, {"exact_match": 0.0, "rouge_w": mrc}, {"exact_match": 0.0, "rouge_w": mrc * 1.5},
+                        [1, 2, 3]), "random_init": random_init}]
+
+    runs = rows("on", 60.0, 0.05, False) + rows("off", 60.3, 0.0, False) + rows("ri on", 52.0, 0.0, True) + \
+        rows("ri off", 52.1, 0.0, True)
+    table = build_table(runs, [("off", "on"), ("ri off", "ri on")],
+                        baseline_of={"on": "ri on", "off": "ri off"})
+    first, second = arms_verdict(table)
+    assert "The 95 % interval lies within ±1 point on 1 of 1 tasks where an arm beat its random init (YNAT F1)." \
+        in first
+    assert first.endswith("Neither arm beat its random init on MRC ROUGE: the interval there bounds nothing that "
+                          "pretraining did.")
+    # between the random inits nothing is known about learning: every tested task counts (MRC, 0 against 0 with no
+    # spread, has no interval)
+    assert second.endswith("within ±1 point on 1 of 1 tasks (YNAT F1).")
+
+
 def test_no_difference_row_without_a_random_init_run():
     table = build_table([_run("nli", "a", {"accuracy": 41.0}, {"accuracy": 0.0}, [1]),
                          _run("nli", "b", {"accuracy": 40.0}, {"accuracy": 0.0}, [1])])

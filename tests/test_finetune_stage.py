@@ -58,6 +58,8 @@ def _run(recipe: Path, workdir: Path) -> Runner:
     ({"seeds": []}, "stages.finetune.seeds"),
     ({"generated": ["mrc", "squad"]}, "stages.finetune.generated"),
     ({"generated": ["wos", "dst"]}, "task 'dst' is named twice"),
+    ({"task_data_dirs": {"sts": "x"}}, "task_data_dirs.sts: 'sts' is not in tasks (ynat, nli)"),
+    ({"task_data_dirs": {"squad": "x"}}, "task_data_dirs.squad: unknown task 'squad'"),
 ])
 def test_params_errors_name_the_key(tmp_path, change, message):
     with pytest.raises(RecipeError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -91,8 +93,62 @@ def test_a_task_override_of_a_global_hyperparameter_wins(tmp_path):
 
 
 class _Ctx:
-    def __init__(self, params):
-        self.params = params
+    def __init__(self, params, workers=1):
+        self.params, self.workers = params, workers
+
+
+def _finetune_key(recipe: Path, workdir: Path) -> str:
+    runner = Runner(load_recipe(recipe, registry=REG), workdir, REG)
+    (planned,) = [s for s in runner.plan() if s.stage == "finetune"]
+    return planned.key
+
+
+def test_a_task_read_from_its_own_folder_keys_by_its_files(tmp_path):
+    """`task_data_dirs` reads one task from another folder (the suite's generated WoS dialogues, where the shared
+    folder has none). The key follows the files, not the folder: the same files elsewhere give the key that they
+    give inside data_dir, one changed byte another key; and a recipe without the field keeps its key."""
+    import shutil
+
+    from finetune.stages.finetune import FinetuneStage
+
+    own = tmp_path / "own"
+    shutil.copytree(FX / "nli", own / "nli")
+    wd = tmp_path / "w"
+    plain = _finetune_key(_recipe(tmp_path, name="plain"), wd)
+    moved = _recipe(tmp_path, {"task_data_dirs": {"klue-nli": str(own)}}, name="moved")
+    assert _finetune_key(moved, wd) == plain
+    p = load_recipe(moved, registry=REG).params("finetune")
+    assert p.task_data_dirs == {"nli": str(own)} and p.data_root("nli") == own and p.data_root("ynat") == FX
+    assert FinetuneStage().describe(_Ctx(p, workers=2))["nli"].endswith(f"official train and dev files, from {own}")
+    dev = own / "nli" / "klue-nli-v1.1_dev.json"
+    dev.write_bytes(dev.read_bytes().replace(b"}", b" }", 1))
+    assert _finetune_key(moved, wd) != plain
+    # and the runs read it from there: a folder that is not there fails before anything trains, by its key
+    gone = _recipe(tmp_path, {"task_data_dirs": {"nli": str(tmp_path / "nowhere")}}, name="gone")
+    with pytest.raises(Exception, match=r"stages.finetune.task_data_dirs.nli: .*nowhere is not a folder"):
+        _run(gone, tmp_path / "w2")
+
+
+def test_the_stage_runs_no_more_processes_than_the_cores_hold_at_its_threads(monkeypatch):
+    from finetune.stages.finetune import processes
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert [processes(2, 1), processes(8, 1), processes(1, 1), processes(2, 2), processes(2, None)] == [2, 2, 1, 1, 1]
+
+
+def test_runs_spread_over_processes_write_the_same_bytes(tmp_path, monkeypatch):
+    """`--workers 2` trains two (task, init, seed) runs at a time in spawned processes: every unit file, summary
+    and table is byte-identical to the one-process run's."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)  # 2 processes on any machine
+    one = _run(_recipe(tmp_path, {"tasks": ["ynat"]}), tmp_path / "one").arm_stages["default"]["finetune"]
+    two = Runner(load_recipe(_recipe(tmp_path, {"tasks": ["ynat"]}), registry=REG), tmp_path / "two", REG,
+                 workers=2)
+    two.run()
+    both = two.arm_stages["default"]["finetune"]
+    assert both.key == one.key  # workers are not part of the key
+    reference = _unit_files(one.path)
+    assert sum(name.endswith("/metrics.json") and "seed-" in name for name in reference) == 4
+    assert _unit_files(both.path) == reference
 
 
 def test_without_tasks_the_stage_fine_tunes_nothing(tmp_path):

@@ -20,6 +20,7 @@ The default, `tasks: []`, fine-tunes nothing: a recipe without a `finetune` sect
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +39,9 @@ class FinetuneParams(StageParams):
                              "eight KLUE tasks) or 'jglue'; [] runs nothing")
     data_dir: str | None = Field(None, description="the suite's data folder: official files (e.g. "
                                  "${KLUE_DATA_DIR}/klue) or a local HF datasets copy")
+    task_data_dirs: dict[str, str] = Field(
+        default_factory=dict, description="per task, a data folder in place of data_dir (e.g. {dst: a folder of "
+                                          "generated WoS dialogues} where the shared folder has none)")
     seeds: list[int] = Field(default_factory=lambda: [42], min_length=1)
     split: Literal["auto", "official", "dev-split"] = Field(
         "auto", description="official: train file -> dev; dev-split: a split of the dev file; auto: official if "
@@ -59,6 +63,13 @@ class FinetuneParams(StageParams):
     threads: int | None = Field(None, ge=1, description="torch threads (default: torch's)")
     generated: list[str] = Field(default_factory=list, description="tasks whose data here is generated, not "
                                  "KLUE's (the embedded default's MRC and WoS): marked in the tables and the verdict")
+
+    @field_validator("task_data_dirs", "task_hyperparams", mode="before")
+    @classmethod
+    def _none_is_empty(cls, v: Any) -> Any:
+        # a recipe that extends another clears an inherited mapping with `null` (`extends` merges mappings key
+        # by key, so `{}` would keep the base's entries): e.g. size-sweep.yaml, one task of klue-tiny-suite's
+        return {} if v is None else v
 
     @field_validator("tasks", "generated")
     @classmethod
@@ -90,7 +101,19 @@ class FinetuneParams(StageParams):
                     raise ValueError(f"task_hyperparams.{name}.{key}: {e}") from None
         if self.tasks and self.data_dir is None:
             raise ValueError("data_dir: required when tasks are named (the folder of the suite's files)")
+        for name in list(self.task_data_dirs):
+            try:
+                task = resolve_name(name)
+            except ValueError as e:
+                raise ValueError(f"task_data_dirs.{name}: {e}") from None
+            if task not in self.tasks:
+                raise ValueError(f"task_data_dirs.{name}: {task!r} is not in tasks ({', '.join(self.tasks)})")
+            self.task_data_dirs[task] = self.task_data_dirs.pop(name)
         return self
+
+    def data_root(self, task: str) -> Path:
+        """The folder `task`'s files are read from: its own in `task_data_dirs`, else `data_dir`."""
+        return Path(self.task_data_dirs.get(task) or self.data_dir or ".")
 
 
 def expand_tasks(names: list[str]) -> list[str]:
@@ -105,6 +128,15 @@ def expand_tasks(names: list[str]) -> list[str]:
                 raise ValueError(f"task {task!r} is named twice")
             out.append(task)
     return out
+
+
+def processes(workers: int, threads: int | None) -> int:
+    """How many runs the stage trains at a time: `workers`, but no more than the cores hold at `threads` each
+    (unset: torch's default, every core, so one). Threads beyond the cores fight over them: the suite's 2-thread
+    pretraining fell from ~7,700 to 3,600-5,200 tokens/s on 2 cores whenever a one-thread test ran beside it
+    (docs/experiments/2026-12-03-suite-ablations.md, "Reproducibility")."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(workers, cores // threads if threads else 1))
 
 
 def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
@@ -124,24 +156,29 @@ class FinetuneStage(Stage[FinetuneParams]):
     version = "2"  # 2: KLUE-baseline's evaluation cadence and early stopping, RE probabilities unrounded
     inputs = ("pretrain",)
     resumable = True
-    input_paths = ("data_dir",)
+    input_paths = ("data_dir", "task_data_dirs.*")
 
     def fingerprint(self, ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
         # the task files' contents, not their location: the same files elsewhere give the same key
         from pipeline.filehash import file_digests
 
-        if ctx.params.data_dir is None:
+        p = ctx.params
+        if p.data_dir is None:
             return {}
         from finetune.registry import get_task
 
-        root = Path(ctx.params.data_dir)
-        # the named tasks' folders (a task's folder, or the whole data_dir when it is one task's folder or
-        # holds no such subfolder): another task's files added to the data folder do not change this key
-        folders = sorted({root / sub if (root / sub).is_dir() else root
-                          for sub in (get_task(t).files.subdir for t in ctx.params.tasks)})
-        files = sorted({p for d in folders for p in d.rglob("*") if p.is_file() and not p.name.startswith(".")})
-        digests = file_digests(files, desc="hashing task files")
-        return {"data": {str(p.relative_to(root)): digests[p] for p in files}}
+        # the named tasks' folders (a task's folder, or its whole root when that is one task's folder or holds no
+        # such subfolder): another task's files added to the data folder do not change this key. Each file is
+        # named relative to its task's root, so a task read from its own folder (`task_data_dirs`) keys as the
+        # same files inside data_dir would.
+        folders = {}
+        for t in p.tasks:
+            root, sub = p.data_root(t), get_task(t).files.subdir
+            folders[root / sub if (root / sub).is_dir() else root] = root
+        files = {f: root for d, root in sorted(folders.items())
+                 for f in d.rglob("*") if f.is_file() and not f.name.startswith(".")}
+        digests = file_digests(sorted(files), desc="hashing task files")
+        return {"data": {str(f.relative_to(root)): digests[f] for f, root in sorted(files.items())}}
 
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
@@ -186,7 +223,7 @@ class FinetuneStage(Stage[FinetuneParams]):
             if changed:  # what the results table will mark, named before anything runs
                 hp += f" (departs from the baseline: {', '.join(d.split(' (')[0] for d in changed)})"
             # where its data is, without reading it: a missing file shows here, not hours into the run
-            root = Path(p.data_dir or ".")
+            root = p.data_root(name)
             if not root.is_dir():
                 files = f"MISSING: {root} is not a folder"
             elif _hf_dir(task, root) is not None:
@@ -197,11 +234,19 @@ class FinetuneStage(Stage[FinetuneParams]):
                 files = "dev file only: trained on a split of it (†)"
             else:
                 files = "official train and dev files"
+            if name in p.task_data_dirs:
+                files += f", from {root}"
+            if name in p.generated:
+                files += " (generated, §)"
             out[name] = f"{hp}; {files}"
         caps = {k: v for k, v in (("max_train_examples", p.max_train_examples),
                                   ("max_eval_examples", p.max_eval_examples), ("max_steps", p.max_steps)) if v}
         if caps:
             out["caps"] = ", ".join(f"{k} {v}" for k, v in caps.items())
+        n = processes(ctx.workers, p.threads)
+        out["processes"] = (f"{n} runs at a time, {p.threads} thread{'s' if p.threads != 1 else ''} each" if n > 1
+                            else "one run at a time" + ("" if ctx.workers <= 1 else
+                                                        f" (threads: {p.threads or 'unset'} fill the cores)"))
         return out
 
     def run(self, ctx: StageContext[FinetuneParams]) -> StageResult:
@@ -212,6 +257,9 @@ class FinetuneStage(Stage[FinetuneParams]):
         data_dir = Path(p.data_dir)
         if not data_dir.is_dir():
             raise FileNotFoundError(f"stages.finetune.data_dir: {data_dir} is not a folder")
+        for task, folder in p.task_data_dirs.items():
+            if not Path(folder).is_dir():
+                raise FileNotFoundError(f"stages.finetune.task_data_dirs.{task}: {folder} is not a folder")
         import torch
         from transformers.utils import logging as hf_logging
 
@@ -221,17 +269,14 @@ class FinetuneStage(Stage[FinetuneParams]):
         verbosity = hf_logging.get_verbosity()
         hf_logging.set_verbosity_error()
         try:
-            return self._run(ctx, data_dir)
+            return self._run(ctx)
         finally:
             hf_logging.set_verbosity(verbosity)
 
-    def _run(self, ctx: StageContext[FinetuneParams], data_dir: Path) -> StageResult:
-
-        from finetune.data import load_task_data
+    def _run(self, ctx: StageContext[FinetuneParams]) -> StageResult:
         from finetune.floors import FLOORS, run_floor
-        from finetune.registry import get_task
         from finetune.results import write_results
-        from finetune.trainer import run_finetune
+        from finetune.trainer import run_finetune, seed_done
 
         p = ctx.params
         pre = ctx.inputs["pretrain"]
@@ -239,24 +284,35 @@ class FinetuneStage(Stage[FinetuneParams]):
         # named by its place in the workdir: the metrics files do not depend on where the workdir is
         model_ref = f"{pre.name}/{pre.path.name}/{pre.meta.get('final_dir', 'final')}"
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        # every task's data is read before the first run trains: a broken file fails in seconds
-        jobs = []
-        for name in p.tasks:
-            task = get_task(name, data_dir=data_dir)
-            hp = hyperparams_for(p, name, task.defaults)
-            data = load_task_data(task, data_dir, split=p.split, eval_fraction=p.eval_fraction,
-                                  max_train=p.max_train_examples, max_eval=p.max_eval_examples)
-            jobs.append((name, task, hp, data))
         inits = INITS if p.vs_random_init else INITS[:1]
+        # every task's data is read before the first run trains: a broken file fails in seconds
+        try:
+            jobs = [(name, *_task_data(str(ctx.out_dir), p, name)) for name in p.tasks]
+            # the (task, init, seed) runs, on `workers` processes: each run seeds itself and reads nothing another
+            # writes, so its files are the same bytes whichever process ran it (docs/experiments/2026-12-03-suite-
+            # ablations.md, "Reproducibility"). Spawned, not forked: see `pipeline.parallel.ordered_map`.
+            # (a resumed stage skips its finished runs here, before any process loads their data)
+            units = [{"params": p.model_dump(mode="json"), "task": name, "init": init, "seed": seed,
+                      "model_dir": str(model_dir), "out_dir": str(ctx.out_dir),
+                      "progress": processes(ctx.workers, p.threads) <= 1}
+                     for name in p.tasks for init in inits for seed in p.seeds
+                     if not seed_done(ctx.out_dir / name / init / f"seed-{seed}")]
+            at_once = dataclasses.replace(ctx, workers=processes(ctx.workers, p.threads))
+            for _ in at_once.map(_train_unit, units, desc="fine-tuning runs" if at_once.workers > 1 else None,
+                                 start="spawn"):
+                pass
+        finally:
+            _DATA.clear()
         meta: dict[str, Any] = {}
         run_dirs = []
         for name, task, hp, data in jobs:
             for init in inits:
                 out = ctx.out_dir / name / init
+                # every seed is done: this reads them back and writes the (task, init) summary
                 summary = run_finetune(task, model_dir, data, out, p.seeds, hp, max_steps=p.max_steps,
                                        random_init=init == "random-init", save_model=False,
                                        label="random init" if init == "random-init" else "pretrained",
-                                       progress=True, resume=True, model_ref=model_ref)
+                                       progress=False, resume=True, model_ref=model_ref)
                 meta.setdefault(name, {})[init] = {
                     "mean": summary["mean"], "std": summary["std"], "per_seed": summary["per_seed"],
                     "main_metric": summary["main_metric"], "split": data.source.get("split"),
@@ -265,7 +321,7 @@ class FinetuneStage(Stage[FinetuneParams]):
                 run_dirs.append(out)
             if p.floors and name in FLOORS:
                 out = ctx.out_dir / name / "floor"
-                summary = run_floor(name, data_dir, out, split=p.split, eval_fraction=p.eval_fraction,
+                summary = run_floor(name, p.data_root(name), out, split=p.split, eval_fraction=p.eval_fraction,
                                     max_eval=p.max_eval_examples, max_train=p.max_train_examples, label="floor")
                 meta[name]["floor"] = {"mean": summary["mean"], "method": summary["floor"]["method"],
                                        "main_metric": summary["main_metric"], "metrics": f"{name}/floor/metrics.json"}
@@ -273,6 +329,48 @@ class FinetuneStage(Stage[FinetuneParams]):
         write_results(ctx.out_dir / "results", run_dirs, generated=p.generated)
         return StageResult(meta={"tasks": meta, "seeds": p.seeds, "table": "results.md",
                                  "runs": [str(d.relative_to(ctx.out_dir)) for d in run_dirs]})
+
+
+# A stage run's task data, per process: read once by the stage before any run trains, and once by each worker
+# process for the runs it is given. Keyed by the stage's output folder (its key) and the task, so a long-lived
+# worker (a Ray actor process) never serves another run's data; the stage clears its own process's copy.
+_DATA: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
+
+
+def _task_data(out_dir: str, p: FinetuneParams, name: str) -> tuple[Any, Any, Any]:
+    """(task, its Hyperparams, its TaskData) for this stage run."""
+    if (out_dir, name) not in _DATA:
+        from finetune.data import load_task_data
+        from finetune.registry import get_task
+
+        root = p.data_root(name)
+        task = get_task(name, data_dir=root)
+        data = load_task_data(task, root, split=p.split, eval_fraction=p.eval_fraction,
+                              max_train=p.max_train_examples, max_eval=p.max_eval_examples)
+        _DATA[out_dir, name] = (task, hyperparams_for(p, name, task.defaults), data)
+    return _DATA[out_dir, name]
+
+
+def _train_unit(unit: dict[str, Any]) -> str:
+    """One (task, init, seed) run of the stage (`finetune.trainer.run_seed`, resumed when its metrics exist), in
+    whichever process `ctx.map` gives it; returns its folder, relative to the stage's."""
+    import torch
+    from transformers.utils import logging as hf_logging
+
+    from finetune.trainer import run_seed
+
+    p = FinetuneParams.model_validate(unit["params"])
+    if p.threads:
+        torch.set_num_threads(p.threads)
+    hf_logging.set_verbosity_error()  # a spawned process starts at transformers' default
+    if not unit["progress"]:  # runs side by side: the stage's one bar, not every process's weight-loading bars
+        hf_logging.disable_progress_bar()
+    task, hp, data = _task_data(unit["out_dir"], p, unit["task"])
+    rel = f"{unit['task']}/{unit['init']}/seed-{unit['seed']}"
+    run_seed(task, Path(unit["model_dir"]), data, Path(unit["out_dir"]) / rel, unit["seed"], hp,
+             max_steps=p.max_steps, random_init=unit["init"] == "random-init", save_model=False,
+             progress=unit["progress"], resume=True)
+    return rel
 
 
 def _row_label(init: str, arms: str, several: bool) -> str:
