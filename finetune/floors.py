@@ -120,7 +120,9 @@ def sliding_window_answer(question: str, context: str, max_words: int = 3, windo
             if any(m is not None for m in matched[i:j + 1]):
                 continue
             around = set(matched[max(0, i - width):i]) | set(matched[j + 1:j + 1 + width])
-            score = sum(weight[q] for q in around if q is not None)
+            # fsum: exactly rounded whatever the set's order (str hashes, so the order, change per process;
+            # a plain sum's last bit did, and with it which of two tied spans won)
+            score = math.fsum(weight[q] for q in around if q is not None)
             rank = (score, -(j - i), -i)
             if best is None or rank > best:
                 best, best_span = rank, (i, j)

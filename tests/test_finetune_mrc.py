@@ -225,7 +225,8 @@ QUESTION = "가람이 태어난 해는?"
 @pytest.fixture(scope="module")
 def small_tok():
     # "1991년에" splits into 1 ##9 ##9 ##1 ##년 ##에, so the answer "1991년" ends inside the word
-    return train_wordpiece([LONG_CONTEXT.replace("1991년에", "1991년 에"), QUESTION, "에 에 에"], vocab_size=60)
+    # (72: the floor of this alphabet, 63 tokens, and 9 merges: "가람", "태어", ... as below)
+    return train_wordpiece([LONG_CONTEXT.replace("1991년에", "1991년 에"), QUESTION, "에 에 에"], vocab_size=72)
 
 
 @pytest.fixture()
@@ -411,6 +412,25 @@ def test_floor_runs_on_the_same_evaluation_split_and_scores_like_klue_score(gold
 
     row = build_table(load_runs([out]))["ours"]["sliding-window floor"]
     assert row["MRC ROUGE"]["mean"] == pytest.approx(scored["rouge_w"]) and row["MRC ROUGE"]["dev_split"]
+
+
+@pytest.mark.shared_data
+def test_the_floor_is_the_same_in_every_process(shared_data, tmp_path):
+    """Python gives each process its own str hash seed, so its own set order: the floor's scores were summed in
+    that order, and 500 KLUE-MRC questions scored 6.80 / 6.60 / 7.00 EM under hash seeds 0, 1 and 2. Three
+    processes must write the same bytes."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("0", "1", "2"):
+        out = tmp_path / f"seed-{seed}"
+        subprocess.run([sys.executable, "-m", "finetune.floors", "mrc", "--data-dir", str(shared_data / "klue"),
+                        "--output", str(out), "--max-eval-examples", "500"], check=True, capture_output=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+        outs.append((out / "predictions.jsonl").read_bytes())
+    assert outs[0].count(b"\n") == 500 and outs[1] == outs[0] and outs[2] == outs[0]
 
 
 # ---- training ---------------------------------------------------------------------------------------------

@@ -72,6 +72,20 @@ def test_training_is_deterministic(fixtures_dir, tmp_path, trained):
             assert (tmp_path / alg / name).read_bytes() == (first / name).read_bytes(), (alg, name)
 
 
+def test_a_vocab_size_below_the_alphabet_is_an_error_not_a_tokenizer_of_unk(fixtures_dir, trained):
+    """Cutting to `vocab_size` drops the last tokens; below the alphabet's floor those would be characters."""
+    tv = trained["wordpiece", "mecab"][0]
+    chars = [t for t in tv.tokens[8:] if len(t) == 1]  # the alphabet: single characters after the reserved ids
+    floor = 8 + 2 * len(chars)
+    assert sum(t.startswith("##") and len(t) == 3 for t in tv.tokens) == len(chars)
+    with pytest.raises(ValueError, match=rf"vocab_size {floor - 1:,} cannot hold this alphabet: 8 reserved tokens, "
+                                         rf"{len(chars)} characters and {len(chars)} ## continuations make "
+                                         rf"{floor:,} tokens before any merge"):
+        train_vocab(_corpus(fixtures_dir, "mecab"), vocab_size=floor - 1, min_frequency=2, placeholders=PLACEHOLDERS)
+    exact = train_vocab(_corpus(fixtures_dir, "mecab"), vocab_size=floor, min_frequency=2, placeholders=PLACEHOLDERS)
+    assert exact.tokens == tv.tokens[:floor]
+
+
 def test_specials_placeholders_pairs_and_round_trip(trained):
     from transformers import AutoTokenizer
 

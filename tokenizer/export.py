@@ -92,18 +92,22 @@ def _with_specials(tok, tv: TrainedVocab):
     return tok
 
 
-def export_tokenizer(tv: TrainedVocab, out_dir: Path, model_max_length: int = 512):
-    """Write the tokenizer folder (`save_pretrained`) and return the transformers tokenizer object."""
+def hf_tokenizer(tv: TrainedVocab, model_max_length: int = 512):
+    """The transformers tokenizer object of `tv` (module doc: which class, which flags), not yet saved."""
     from transformers import BertTokenizerFast, PreTrainedTokenizerFast
 
     backend = build_backend(tv)
     names = dict(cls_token="[CLS]", pad_token="[PAD]", sep_token="[SEP]", unk_token="[UNK]", mask_token="[MASK]")
     common = dict(model_max_length=model_max_length, model_input_names=list(MODEL_INPUT_NAMES), **names)
     if tv.algorithm == "wordpiece" and tv.pre_tokenizer == "bert":
-        hf = BertTokenizerFast(tokenizer_object=backend, vocab=tv.vocab, do_lower_case=False,
-                               tokenize_chinese_chars=True, strip_accents=False, **common)
-    else:
-        hf = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="[CLS]", eos_token="[SEP]", **common)
+        return BertTokenizerFast(tokenizer_object=backend, vocab=tv.vocab, do_lower_case=False,
+                                 tokenize_chinese_chars=True, strip_accents=False, **common)
+    return PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="[CLS]", eos_token="[SEP]", **common)
+
+
+def export_tokenizer(tv: TrainedVocab, out_dir: Path, model_max_length: int = 512):
+    """Write the tokenizer folder (`save_pretrained`) and return the transformers tokenizer object."""
+    hf = hf_tokenizer(tv, model_max_length)
     out_dir.mkdir(parents=True, exist_ok=True)
     hf.save_pretrained(str(out_dir))
     if tv.algorithm == "bpe":

@@ -250,6 +250,12 @@ def train_vocab(texts: Callable[[], Iterable[str]] | Sequence[str], *, algorithm
     alphabet = sorted(ranked)
     extra = sum(1 for n in stats.followers.values() if n >= min_frequency)
     continuations = [CONT + c for c in alphabet if c != SENTINEL and CONT + c not in reserved]
+    chars = sum(c != SENTINEL for c in alphabet)  # the sentinel is renamed away (`_rename`)
+    floor = len(reserved) + len(continuations) + chars
+    if vocab_size < floor:  # `_truncate` would cut characters of the alphabet: text would tokenize as [UNK]
+        raise ValueError(f"vocab_size {vocab_size:,} cannot hold this alphabet: {len(reserved)} reserved tokens, "
+                         f"{chars:,} characters and {len(continuations):,} ## continuations make "
+                         f"{floor:,} tokens before any merge; raise vocab_size or lower limit_alphabet")
     kw: dict[str, Any] = dict(vocab_size=vocab_size + extra, min_frequency=min_frequency,
                               special_tokens=reserved + continuations, initial_alphabet=alphabet,
                               limit_alphabet=len(alphabet), show_progress=show_progress,

@@ -153,7 +153,9 @@ class FinetuneStage(Stage[FinetuneParams]):
     """Fine-tuning suite over the arm's pretrained model; resumable per (task, init, seed) unit."""
 
     name = "finetune"
-    version = "2"  # 2: KLUE-baseline's evaluation cadence and early stopping, RE probabilities unrounded
+    # 2: KLUE-baseline's evaluation cadence and early stopping, RE probabilities unrounded; 3: the MRC floor no longer
+    # depends on the process's str hash seed (finetune.floors.sliding_window_answer)
+    version = "3"
     inputs = ("pretrain",)
     resumable = True
     input_paths = ("data_dir", "task_data_dirs.*")

@@ -10,7 +10,6 @@ from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
 from pipeline.stage import StageContext, StageInput
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pretrain" / "corpus_ko.txt"
-SPECIALS = ["[CLS]", "[PAD]", "[SEP]", "[UNK]", "[MASK]"]  # KLUE ids 0..4
 
 
 def fixture_lines() -> list[str]:
@@ -18,19 +17,11 @@ def fixture_lines() -> list[str]:
 
 
 def make_tokenizer(out: Path, vocab_size: int = 700) -> Path:
-    """Train a WordPiece on the fixture text and save it as a BertTokenizerFast folder."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
-    from transformers import BertTokenizerFast
+    """A WordPiece trained on the fixture text and saved as the vocab stage saves one (`train_wordpiece`: the
+    same ids every time)."""
+    from testkit.tiny_model import train_wordpiece
 
-    wp = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    # No lowercasing or accent stripping: either would decompose Hangul syllables.
-    wp.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False, handle_chinese_chars=False)
-    wp.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIALS, min_frequency=1)
-    wp.train_from_iterator(fixture_lines(), trainer)
-    tok = BertTokenizerFast(vocab=wp.get_vocab(), do_lower_case=False, strip_accents=False,
-                            tokenize_chinese_chars=False, model_input_names=["input_ids", "attention_mask"])
-    tok.save_pretrained(out)
+    train_wordpiece(fixture_lines(), vocab_size=vocab_size).save_pretrained(str(out))
     return out
 
 
