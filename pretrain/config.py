@@ -50,7 +50,11 @@ class PretrainParams(StageParams):
     num_processes: int = Field(1, ge=1, description="1: in-process; >1: torchrun (gloo on CPU, nccl on GPU)")
     deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
     mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
-    threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's)")
+    # A CPU run's weights depend on the thread count to the bit (a reduction split over more threads adds in
+    # another order), and torch's default is the machine's core count: a recipe whose numbers are published sets
+    # it, so that its key and its bits name the same run. summary.json records the count used.
+    threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's, the "
+                                "machine's cores; a CPU run's bits depend on it)")
     peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: the GPU's "
                                       "dense bf16 peak from pretrain.flops.PEAKS)")
 

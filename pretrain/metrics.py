@@ -45,6 +45,8 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
     metrics = read_metrics(run.metrics_path)
     train_rows = [m for m in metrics if "loss" in m]
     eval_rows = [m for m in metrics if "eval_loss" in m]
+    import torch  # here, as in pretrain.engine: reading metrics (the reports) must not load torch
+
     world = run.accelerator.num_processes
     secs = timer.total_seconds
     return {
@@ -60,6 +62,9 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         "tokens_seen": tokens_seen,
         "params": n_params,
         "world_size": world,
+        # a CPU run's bits depend on its intra-op thread count (measured: the same recipe and seed on 1 and 2
+        # threads gave [MASK] loss 4.28 and 4.27, docs/experiments/2026-12-03-suite-ablations.md), so it is kept
+        "threads": torch.get_num_threads(),
         "rank_steps": rank_steps,
         "mixed_precision": run.accelerator.mixed_precision,
         "deepspeed": run.cfg.deepspeed,

@@ -89,7 +89,8 @@ def test_the_same_seed_gives_byte_identical_weights_and_curves(encoded, tmp_path
     the byte (weights file and metrics but the wall-clock fields), and the loss falls."""
     runs = [tmp_path / "a", tmp_path / "b"]
     for out in runs:
-        train(_cfg(encoded, out, architecture, max_steps=4, checkpoint_every=4))
+        summary = train(_cfg(encoded, out, architecture, max_steps=4, checkpoint_every=4))
+        assert summary["threads"] == 1, "the thread count a CPU run's bits depend on is in its summary"
     a, b = ((r / "final" / "model.safetensors").read_bytes() for r in runs)
     assert a == b
     clock = {"tokens_per_s", "mfu"}

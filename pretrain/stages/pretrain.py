@@ -157,7 +157,8 @@ class PretrainStage(Stage[PretrainParams]):
             summary = json.loads((ctx.out_dir / "summary.json").read_text())
         from pretrain.card_facts import hardware_here
 
-        hardware = hardware_here(p.num_processes, p.threads)
+        # the count rank 0 trained with (torchrun's ranks get OMP_NUM_THREADS = cores / processes when unset)
+        hardware = hardware_here(p.num_processes, summary.get("threads") or p.threads)
         write_card(ctx, summary, hardware)
         return StageResult(meta={
             "final_dir": "final",
