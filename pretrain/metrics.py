@@ -62,8 +62,7 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         "tokens_seen": tokens_seen,
         "params": n_params,
         "world_size": world,
-        # a CPU run's bits depend on its intra-op thread count (measured: the same recipe and seed on 1 and 2
-        # threads gave [MASK] loss 4.28 and 4.27, docs/experiments/2026-12-03-suite-ablations.md), so it is kept
+        # a CPU run's bits depend on it (why: PretrainParams.threads; measured: docs/recipes.md)
         "threads": torch.get_num_threads(),
         "rank_steps": rank_steps,
         "mixed_precision": run.accelerator.mixed_precision,
