@@ -12,7 +12,9 @@ is its own. Rows:
 - `HF Trainer, group_by_length`: `train_sampling_strategy="group_by_length"` (its `LengthGroupedSampler`).
 - `ours, uniform shuffle`: `group_by_length=False`, the sampler of KLUE-baseline; the same algorithm as the
   first row, so its metrics should agree with it to the last digit when the batch order and dropout draws agree.
-- `ours`: the defaults (length-grouped batches, length-sorted evaluation).
+- `ours`: the defaults (length-grouped batches, length-sorted evaluation), in fp32.
+- `HF Trainer, group_by_length, bf16` and `ours (defaults, bf16)`: the same two with bf16 autocast over fp32 weights
+  (`bf16=True`; `mixed_precision: bf16`); by default only where the CPU has native bf16 (AMX, AVX512-BF16).
 
 Reported: training examples/s (examples × epochs / seconds of the training loop, evaluations excluded),
 evaluation examples/s, wall-clock of the whole run (model load to last evaluation), peak RSS, the task's main
@@ -39,8 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 ROWS = ("hf", "hf-grouped", "ours-uniform", "ours")
+# bf16 autocast on the CPU, ours and HF's (`bf16=True`), both length-grouped: run by default where the CPU has
+# native bf16 (pipeline.hardware.native_bf16); elsewhere emulated bf16 is ~100x slower, so only when asked by --rows
+BF16_ROWS = ("hf-bf16", "ours-bf16")
 LABELS = {"hf": "HF Trainer", "hf-grouped": "HF Trainer, group_by_length", "ours-uniform": "ours, uniform shuffle",
-          "ours": "ours (defaults)"}
+          "ours": "ours (defaults, fp32)", "hf-bf16": "HF Trainer, group_by_length, bf16",
+          "ours-bf16": "ours (defaults, bf16)"}
 
 
 def task_texts(task: Any, examples: list[dict]) -> list[str]:
@@ -86,8 +92,10 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     task = get_task(spec["task"], data_dir=data_dir)
     data = load_task_data(task, data_dir, max_train=spec["max_train"], max_eval=spec["max_eval"])
     # one evaluation an epoch and no early stopping, as the Trainer rows (`eval_strategy="epoch"`)
+    bf16 = spec["row"].endswith("-bf16")
     hp = task.defaults.replace(epochs=spec["epochs"], max_length=min(task.defaults.max_length, 510),
-                               group_by_length=spec["row"] in ("ours", "hf-grouped"), evals_per_epoch=1, patience=None)
+                               group_by_length=spec["row"] in ("ours", "hf-grouped", *BF16_ROWS), evals_per_epoch=1,
+                               patience=None, mixed_precision="bf16" if bf16 else "no")
     if spec.get("lr"):
         hp = hp.replace(learning_rate=spec["lr"])
     started = time.perf_counter()
@@ -150,6 +158,7 @@ def run_hf(task: Any, model_dir: Path, data: Any, hp: Any, seed: int, work: Path
         weight_decay=hp.weight_decay, max_grad_norm=hp.max_grad_norm, adam_epsilon=hp.adam_epsilon,
         lr_scheduler_type="linear", eval_strategy="epoch", save_strategy="no", logging_strategy="no",
         report_to=[], use_cpu=True, dataloader_num_workers=0, seed=seed, data_seed=seed, disable_tqdm=True,
+        bf16=hp.mixed_precision == "bf16",
         train_sampling_strategy="group_by_length" if hp.group_by_length else "random",
         remove_unused_columns=False)
     trainer = Trainer(model=model, args=targs, train_dataset=model_inputs(train_features),
@@ -177,7 +186,8 @@ def main() -> None:
     ap.add_argument("--vocab", type=int, default=16000)
     ap.add_argument("--model", type=Path, help="a model folder to use instead of the tiny one built here")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--rows", default=",".join(ROWS), help=f"which rows to run, of {','.join(ROWS)}")
+    ap.add_argument("--rows", help=f"which rows to run, of {','.join(ROWS + BF16_ROWS)} (default: the first four, "
+                    "and the bf16 ones where the CPU has native bf16)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -188,7 +198,12 @@ def main() -> None:
         sys.exit("set KLUE_DATA_DIR to the shared data folder")
     data_dir = Path(data) / "klue"
     tasks = args.tasks.split(",")
-    rows = args.rows.split(",")
+    from pipeline.hardware import native_bf16
+
+    rows = args.rows.split(",") if args.rows else [*ROWS, *(BF16_ROWS if native_bf16() else ())]
+    if not args.rows and not native_bf16():
+        print("bf16 rows skipped: this CPU has no native bf16 (pass them in --rows to run them emulated)",
+              file=sys.stderr)
     work = Path(tempfile.mkdtemp(prefix="bench-finetune-"))
     results: dict[tuple[str, str], dict[str, Any]] = {}
     try:
@@ -205,7 +220,7 @@ def main() -> None:
                     sys.exit(f"{name} / {row} failed:\n{proc.stderr[-4000:]}")
                 results[name, row] = json.loads(proc.stdout.strip().splitlines()[-1])
                 r = results[name, row]
-                print(f"  {name:4s} {LABELS[row]:30s} wall {r['wall_s']:7.1f}s", file=sys.stderr)
+                print(f"  {name:4s} {LABELS[row]:34s} wall {r['wall_s']:7.1f}s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_table(results, tasks, rows, args)
@@ -216,10 +231,13 @@ def print_table(results: dict[tuple[str, str], dict[str, Any]], tasks: list[str]
     from finetune.registry import get_task
 
     load = os.getloadavg()[0]
+    from pipeline.hardware import cpu_model, native_bf16
+
     print(f"\ntiny RoBERTa ({args.size}) built from a config, {args.epochs} epoch(s), lr {args.lr or 'default'}, "
           f"seed {args.seed}, up to {args.max_train} train / {args.max_eval} eval examples, "
-          f"{args.threads} threads, load average after the run {load:.2f}")
-    head = (f"{'task':5s} {'run':30s} {'train ex/s':>10s} {'eval ex/s':>10s} {'wall s':>8s} {'peak RSS MB':>11s} "
+          f"{args.threads} threads, load average after the run {load:.2f}; {cpu_model()}, native bf16: "
+          f"{native_bf16() or 'none'}")
+    head = (f"{'task':5s} {'run':34s} {'train ex/s':>10s} {'eval ex/s':>10s} {'wall s':>8s} {'peak RSS MB':>11s} "
             f"{'metric':>22s} {'ours / it':>10s}")
     print(head)
     for name in tasks:
@@ -231,7 +249,7 @@ def print_table(results: dict[tuple[str, str], dict[str, Any]], tasks: list[str]
             eval_eps = r["n_eval"] * r["epochs"] / r["eval_s"] if r["eval_s"] else float("nan")
             metric = f"{main_metric} {r['metrics'].get(main_metric, float('nan')):.4f}"
             ratio = f"{r['wall_s'] / ours['wall_s']:9.2f}x" if ours else "-"
-            print(f"{name:5s} {LABELS[row]:30s} {train_eps:10.1f} {eval_eps:10.1f} {r['wall_s']:8.1f} "
+            print(f"{name:5s} {LABELS[row]:34s} {train_eps:10.1f} {eval_eps:10.1f} {r['wall_s']:8.1f} "
                   f"{r['peak_rss_mb']:11.0f} {metric:>22s} {ratio:>10s}")
 
 

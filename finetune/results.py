@@ -47,8 +47,8 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # a row's departure footnote numbe
 def run_departures(run: dict[str, Any]) -> list[str]:
     """What a run (its metrics.json) did otherwise than its suite's baseline (KLUE-baseline's `run_all.sh` values
     for the task, JGLUE's for a JGLUE task: the task's `defaults`): every hyperparameter that differs
-    (`finetune.tasks.base.departures`), a step cap, extra evaluations, and a max length lowered to fit the model's
-    positions. A floor (no model trained) has none."""
+    (`finetune.tasks.base.departures`), a step cap, extra evaluations, a precision other than fp32, and a max
+    length lowered to fit the model's positions. A floor (no model trained) has none."""
     from finetune.registry import task_class
     from finetune.tasks.base import departures
 
@@ -63,6 +63,8 @@ def run_departures(run: dict[str, Any]) -> list[str]:
         out.append(f"max_steps {run['max_steps']} (a cap on optimiser steps; baseline: whole epochs)")
     if run.get("eval_every"):
         out.append(f"eval_every {run['eval_every']} (extra evaluations; baseline: {defaults.evals_per_epoch} an epoch)")
+    if run.get("precision", "fp32") != "fp32":
+        out.append(f"{run['precision']} autocast (baseline: fp32)")
     used = run.get("max_length_used")
     if isinstance(used, int) and used < recorded.get("max_length", used):
         out.append(f"max length {used} (the model's positions; asked: {recorded['max_length']})")

@@ -26,6 +26,7 @@ import numpy as np
 from finetune.data import TaskData
 from finetune.encoders import max_positions
 from finetune.tasks.base import IGNORE_INDEX, Hyperparams, Task
+from pipeline.hardware import resolve_precision
 
 
 @dataclass
@@ -57,6 +58,7 @@ class RunResult:
     n_train_features: int = 0
     stopped_early: bool = False  # early stopping ended the run before total_steps
     steps_per_epoch: int = 0
+    precision: str = "fp32"  # what `Hyperparams.mixed_precision` resolved to (pipeline.hardware)
 
 
 def _token_lists(feature: dict[str, Any]) -> list[list[int]]:
@@ -230,18 +232,18 @@ def model_inputs(features: list[dict[str, Any]]) -> Any:  # a list, which DataLo
 
 
 def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConfig) -> RunResult:
-    import torch
     from accelerate import Accelerator
     from accelerate.utils import DataLoaderConfiguration, set_seed
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
-    from transformers import AutoTokenizer
+    from transformers import AutoConfig, AutoTokenizer
 
     hp = cfg.hp
     set_seed(cfg.seed)
-    # bf16 autocast over fp32 weights on a GPU that has it (as pretraining's `mixed_precision: auto`); fp32 on CPU
-    bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    accelerator = Accelerator(mixed_precision="bf16" if bf16 else "no",
+    # autocast over fp32 weights, as pretraining's: by the machine and the encoder's width (pipeline.hardware)
+    precision = resolve_precision(hp.mixed_precision, getattr(AutoConfig.from_pretrained(model_dir), "hidden_size",
+                                                              None))
+    accelerator = Accelerator(mixed_precision=precision.accelerate,
                               dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
@@ -351,6 +353,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         num_parameters=sum(p.numel() for p in unwrapped.parameters()), train_seconds=round(train_seconds, 2),
         unk_rate=round(unk, 4), max_length=max_length, eval_seconds=round(eval_seconds, 2),
         n_train_features=len(train_features), stopped_early=stopped_early, steps_per_epoch=steps_per_epoch,
+        precision=precision.name,
     )
 
 
@@ -398,6 +401,8 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
         "data": data.source, "hyperparams": hp.model_dump(), "max_steps": max_steps, "eval_every": eval_every,
         # the longest input the model took (hyperparams.max_length lowered to the model's positions)
         "max_length_used": max(r["max_length"] for r in per_seed.values()),
+        # what `mixed_precision` resolved to (a departure unless fp32); seeds read back from before it: fp32
+        "precision": "/".join(sorted({r.get("precision", "fp32") for r in per_seed.values()})),
         # whether `max_steps` cut the run short of its epochs (a departure only then)
         "steps_capped": max_steps is not None and any(
             r.get("total_steps", max_steps) < hp.epochs * r.get("steps_per_epoch", max_steps) for r in per_seed.values()),
@@ -434,7 +439,7 @@ def run_seed(task: Task, model_dir: Path, data: TaskData, seed_dir: Path, seed: 
               "total_steps": res.total_steps, "steps_per_epoch": res.steps_per_epoch,
               "stopped_early": res.stopped_early,
               "num_parameters": res.num_parameters, "unk_rate": res.unk_rate,
-              "max_length": res.max_length, "history": res.history}
+              "max_length": res.max_length, "precision": res.precision, "history": res.history}
     write_json(done, record)  # last: it marks the seed done
     return record
 

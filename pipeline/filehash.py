@@ -11,24 +11,21 @@ offers it on its own.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from pipeline import io
 from pipeline.manifest import sha256_file
 
 SHOW_PROGRESS_BYTES = 256 << 20  # a bar only when hashing takes noticeable time
 
 
 def cache_path() -> Path:
-    """`$KLUE_CACHE_DIR/file-digests.sqlite`, default under `$XDG_CACHE_HOME` (or ~/.cache)/klue-pipeline."""
-    root = os.environ.get("KLUE_CACHE_DIR")
-    if not root:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "klue-pipeline")
-    return Path(root) / "file-digests.sqlite"
+    """`file-digests.sqlite` in the per-machine cache folder (`pipeline.io.cache_root`)."""
+    return io.cache_root() / "file-digests.sqlite"
 
 
 def _stat_key(path: Path) -> tuple[str, int, int, int, int]:

@@ -127,6 +127,15 @@ def write_bytes(path: Path | str, data: bytes, *, fsync: bool = False) -> None:
         f.write(data)
 
 
+def cache_root() -> Path:
+    """The project's per-machine cache folder: `$KLUE_CACHE_DIR`, default `$XDG_CACHE_HOME` (or ~/.cache)/klue-pipeline.
+    What lives there can always be recomputed (file digests, the measured matmul peak)."""
+    root = os.environ.get("KLUE_CACHE_DIR")
+    if not root:
+        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "klue-pipeline")
+    return Path(root)
+
+
 def write_text(path: Path | str, text: str, *, fsync: bool = False) -> None:
     with atomic_file(path, "w", fsync=fsync) as f:
         f.write(text)

@@ -130,7 +130,8 @@ def checkpoint_facts(run_dir: Path, state: dict[str, Any], train: dict[str, Any]
                "tokens_per_s": sum(rates) / len(rates) if rates else None,
                "epochs": losses[-1].get("epoch") if losses else None,
                "params": final.get("params") or _stored_parameters(model_dir),
-               "mixed_precision": final.get("mixed_precision")}
+               "mixed_precision": final.get("mixed_precision"), "precision": final.get("precision"),
+               "precision_why": final.get("precision_why")}
     stages, recipe, arm = pretrain_upstream(run_dir)
     manifest = read_manifest(run_dir) or {}
     name = model_name(f"{(recipe or {}).get('name', run_dir.name)}-step-{step}") if recipe else None

@@ -194,7 +194,11 @@ def _training(f: CardFacts) -> str:
     t, s, c = f.train, f.summary, f.config
     per_step = (t.get("batch_size", 0) * t.get("seq_len", 0) * t.get("grad_accum", 1)
                 * (s.get("world_size") or t.get("num_processes", 1)))
-    precision = {"no": "fp32", None: "fp32"}.get(s.get("mixed_precision"), s.get("mixed_precision"))
+    precision = str(s.get("precision") or {"no": "fp32", None: "fp32"}.get(s.get("mixed_precision"),
+                                                                          s.get("mixed_precision")))
+    if s.get("precision_why"):
+        precision += f" ({s['precision_why']})"
+    peak = (s.get("peak") or {}).get("label")
     ds = f", DeepSpeed {t['deepspeed']}" if t.get("deepspeed") else ""
     rows = [
         ["architecture", f"{(c.get('architectures') or ['?'])[0]} (`{t.get('architecture', c.get('model_type'))}`, "
@@ -213,7 +217,8 @@ def _training(f: CardFacts) -> str:
                           f"warmup steps, AdamW"],
         ["precision", f"{precision}{ds}"],
         ["hardware", f.hardware or "not recorded"],
-        ["throughput", f"{s['tokens_per_s']:,.0f} tokens/s" + (f", MFU {s['mfu']:.1%}" if s.get("mfu") else "")
+        ["throughput", f"{s['tokens_per_s']:,.0f} tokens/s"
+         + (f", MFU {s['mfu']:.1%}" + (f" of {peak}" if peak else "") if s.get("mfu") else "")
          if s.get("tokens_per_s") else "not recorded"],
         ["training loss", _losses(s.get("first_loss"), s.get("last_loss"))],
         ["held-out loss", _num(s.get("eval_loss"))],

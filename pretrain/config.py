@@ -11,8 +11,9 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from pipeline.hardware import MixedPrecision, Precision, resolve_precision
 from pipeline.stage import StageParams
-from pretrain.architectures import ArchitectureName, SizeName
+from pretrain.architectures import SHAPES, ArchitectureName, SizeName
 
 
 class PretrainParams(StageParams):
@@ -49,14 +50,27 @@ class PretrainParams(StageParams):
     keep_checkpoints: int = Field(2, ge=1)
     num_processes: int = Field(1, ge=1, description="1: in-process; >1: torchrun (gloo on CPU, nccl on GPU)")
     deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
-    mixed_precision: Literal["auto", "no", "bf16", "fp16"] = "auto"
+    # auto: bf16 autocast on a GPU with bf16 and on a CPU with native bf16 (AMX, AVX512-BF16) for models at least
+    # 256 wide, fp32 otherwise (pipeline/hardware.py: the rule and the measurements behind it); no (or false,
+    # fp32): fp32. The resolved precision goes into summary.json, the card and (when not fp32) the stage key.
+    mixed_precision: MixedPrecision = "auto"
     # A CPU run's weights depend on the thread count to the bit (a reduction split over more threads adds in
     # another order), and torch's default is the machine's core count: a recipe whose numbers are published sets
     # it, so that its key and its bits name the same run. summary.json records the count used.
     threads: int | None = Field(None, ge=1, description="torch threads per process (default: torch's, the "
                                 "machine's cores; a CPU run's bits depend on it)")
-    peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: the GPU's "
-                                      "dense bf16 peak from pretrain.flops.PEAKS)")
+    peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: a GPU's "
+                                      "dense bf16 peak from pretrain.flops.PEAKS; a CPU's measured matmul peak "
+                                      "at the run's precision and threads, pipeline.hardware.matmul_peak)")
+
+    @property
+    def hidden_size(self) -> int:
+        """The model's width: `model_overrides.hidden_size`, else the size's (pretrain.architectures.SHAPES)."""
+        return int(self.model_overrides.get("hidden_size", SHAPES[self.model][0]))
+
+    def resolved_precision(self) -> Precision:
+        """`mixed_precision` resolved for this model on this machine (`pipeline.hardware.resolve_precision`)."""
+        return resolve_precision(self.mixed_precision, self.hidden_size)
 
 
 CHECKPOINTS = "checkpoints"
@@ -76,6 +90,10 @@ class TrainConfig(PretrainParams):
     adam_betas: tuple[float, float] = (0.9, 0.98)  # RoBERTa's (Liu et al. 2019, sec. 3.1)
     adam_eps: float = 1e-6
     min_lr_ratio: float = 0.0
+    # what the stage resolved `mixed_precision` to (its key holds it): the loop trains in it, wherever it runs.
+    # None (a config written by hand or by a bench): the loop resolves it on its own machine.
+    precision: Literal["fp32", "bf16", "fp16"] | None = None
+    precision_why: str | None = None
     halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
     clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
 
@@ -87,3 +105,9 @@ class TrainConfig(PretrainParams):
             renames = {"model_size": "model", "micro_batch_size": "batch_size"}
             data = {renames.get(k, k): v for k, v in data.items()}
         return data
+
+    def resolved_precision(self) -> Precision:
+        """The precision this run trains in: the stage's resolution when it made one, else resolved here."""
+        if self.precision is not None:
+            return Precision(self.precision, self.precision_why or "set by the stage")
+        return super().resolved_precision()

@@ -43,15 +43,6 @@ class Run:
         return bool(self.accelerator.is_main_process)
 
 
-def resolve_mixed_precision(choice: str) -> str:
-    """`auto`: bf16 on a GPU that has it, fp32 otherwise (CPU bf16 is slower than fp32 on most CPUs)."""
-    import torch
-
-    if choice != "auto":
-        return choice
-    return "bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else "no"
-
-
 def deepspeed_config(cfg: TrainConfig, mixed_precision: str) -> dict[str, Any]:
     """The shipped ZeRO JSON with its "auto" fields filled from the training config."""
     ds = json.loads((DEEPSPEED_DIR / f"{cfg.deepspeed}.json").read_text())
@@ -70,7 +61,7 @@ def make_accelerator(cfg: TrainConfig) -> Any:
     from accelerate import Accelerator
     from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
 
-    precision = resolve_mixed_precision(cfg.mixed_precision)
+    precision = cfg.resolved_precision().accelerate
     plugin, handlers = None, []
     if cfg.deepspeed:
         plugin = DeepSpeedPlugin(hf_ds_config=deepspeed_config(cfg, precision))

@@ -49,6 +49,7 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
 
     world = run.accelerator.num_processes
     secs = timer.total_seconds
+    precision = run.cfg.resolved_precision()
     return {
         "steps": step,
         "first_loss": train_rows[0]["loss"] if train_rows else None,
@@ -66,6 +67,10 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         "threads": torch.get_num_threads(),
         "rank_steps": rank_steps,
         "mixed_precision": run.accelerator.mixed_precision,
+        # a CPU run's bits depend on it as on the thread count; `auto` resolves by machine and width
+        # (pipeline/hardware.py), and this says which way and why
+        "precision": precision.name,
+        "precision_why": precision.why,
         "deepspeed": run.cfg.deepspeed,
         "epochs": run.order.epoch(step),
     }

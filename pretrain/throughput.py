@@ -1,5 +1,5 @@
 """Throughput accounting of the pretraining loop: tokens and FLOPs per second of training steps only, and MFU
-against the device's peak (`pretrain.flops`).
+against the device's peak (a GPU's datasheet figure, `pretrain.flops`; a CPU's measured one, `pipeline.hardware`).
 
 Its own module because the timing rules (device syncs at the ends of a timed stretch, the clock stopped for
 evaluation, checkpoints and logging) are a concern of their own; the loop only starts, counts and pauses.
@@ -10,18 +10,24 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pipeline.hardware import mfu_peak
 from pretrain.config import TrainConfig
 from pretrain.flops import Peak, peak_for
 
 
 def device_peak(cfg: TrainConfig) -> Peak | None:
-    """The per-device peak that MFU divides by: `peak_tflops` when set, else the GPU's from `pretrain.flops`;
-    None on CPU or an unknown GPU (then no MFU is logged)."""
+    """The per-device peak that MFU divides by: `peak_tflops` when set; on a GPU its datasheet peak
+    (`pretrain.flops.PEAKS`; None for an unknown GPU, then no MFU is logged); on a CPU the measured matmul peak
+    at the run's precision and this process's thread count (`pipeline.hardware.mfu_peak`, cached per machine;
+    none for fp16, or for bf16 on a CPU that only emulates it)."""
     import torch
 
     if cfg.peak_tflops is not None:
         return peak_for("", cfg.peak_tflops)
-    return peak_for(torch.cuda.get_device_name()) if torch.cuda.is_available() else None
+    if torch.cuda.is_available():
+        return peak_for(torch.cuda.get_device_name())
+    measured = mfu_peak(cfg.resolved_precision().name, torch.get_num_threads())
+    return Peak(measured.label, measured.tflops * 1e12) if measured else None
 
 
 class Throughput:

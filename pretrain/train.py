@@ -6,8 +6,9 @@ GPU, optionally DeepSpeed ZeRO 1/2/3). `train()` does, in order:
   2. resume from the newest complete checkpoint in `<out_dir>/checkpoints/` if there is one;
   3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, step, micro, rank) and masked
      on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step;
-  4. log loss / lr / tokens/s (and MFU on GPU) to metrics.jsonl and TensorBoard; evaluate every `eval_every`;
-     checkpoint every `checkpoint_every` steps (atomically: written under a temp name, then renamed);
+  4. log loss / lr / tokens/s and MFU (against a GPU's datasheet peak, a CPU's measured one) to metrics.jsonl
+     and TensorBoard; evaluate every `eval_every`; checkpoint every `checkpoint_every` steps (atomically:
+     written under a temp name, then renamed);
   5. export `final/` (safetensors model + tokenizer), `summary.json` and `loss_curve.png`.
 The schedule (`lr_factor`) and the held-out evaluation (`evaluate`) are below the loop. What it stands on is in
 modules of its own, so that this one is the loop: the configuration (`pretrain.config`), the accelerator and
@@ -21,10 +22,12 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 from pipeline import io
+from pipeline.hardware import cpu_model, native_bf16
 from pretrain.batches import BatchSource, to_device
 from pretrain.checkpoint import resume, save_checkpoint
 from pretrain.config import TrainConfig
@@ -71,6 +74,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    precision = cfg.resolved_precision()
+    if precision.name == "bf16" and not torch.cuda.is_available() and native_bf16() is None:
+        warnings.warn(f"mixed_precision bf16 on a CPU without native bf16 ({cpu_model()}): emulated bf16 matrix "
+                      "products run ~100x slower than fp32 here; `auto` or `no` would train in fp32", stacklevel=2)
     accelerator = make_accelerator(cfg)
     try:
         # -- data, model, optimizer ---------------------------------------------------------------------
@@ -90,9 +97,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         n_params = sum(p.numel() for p in model.parameters())
         decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
         no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
+        # torch's fused AdamW: one pass over each tensor instead of foreach's ten or so. It pays where the
+        # optimizer is a real share of a step: 12 x 768 on 2 CPU threads, 2,765 -> 2,460 ms (1.12x; the step
+        # spent 16 % in AdamW), neutral within noise at 4 x 256 (3 %; docs/experiments/2026-12-06-cpu-precision.md).
+        # Under DeepSpeed its ZeRO optimizer steps the partitions instead: left to it.
         optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
                                        {"params": no_decay, "weight_decay": 0.0}],
-                                      lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps)
+                                      lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps,
+                                      fused=cfg.deepspeed is None or None)
         model, optimizer = accelerator.prepare(model, optimizer)
         set_seed(cfg.seed + rank)  # dropout streams differ per rank; restored from checkpoints on resume
         run = Run(cfg, accelerator, model, optimizer, special, order)

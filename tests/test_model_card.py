@@ -169,6 +169,9 @@ def test_the_pretrain_stage_writes_a_card_of_the_data_and_training_into_final(ru
     assert f"| tokens seen | {summary['tokens_seen']:,} (" in text
     assert f"| held-out loss at [MASK] | {summary['eval_mask_loss']:.3f} |" in text
     assert f"| hardware | {m['pretrain']['meta']['hardware']} |" in text
+    # the precision `auto` chose and why, and the MFU with the measured peak it divides by (pipeline/hardware.py)
+    assert f"| precision | {summary['precision']} ({summary['precision_why']}) |" in text
+    assert f"MFU {summary['mfu']:.1%} of {summary['peak']['label']} |" in text
     assert "**inference needs no MeCab**" in text and "klue_nli_dev" in text
     assert "## Evaluation\n\nNot in this card: fine-tuning runs after pretraining." in text
     lic = (final / "LICENSE").read_text(encoding="utf-8")

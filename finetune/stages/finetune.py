@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pipeline.hardware import resolve_precision
 from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
 
 INITS = ("pretrained", "random-init")
@@ -139,6 +140,25 @@ def processes(workers: int, threads: int | None) -> int:
     return max(1, min(workers, cores // threads if threads else 1))
 
 
+def resolved_precisions(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
+    """What each task's `mixed_precision` resolves to on this machine for the arm's encoder (its width from the
+    recipe's pretrain params, as the trainer reads it from the model's config): task -> `Precision`."""
+    from finetune.registry import task_class
+
+    pretrain = getattr(getattr(ctx, "recipe", None), "stages", {}).get("pretrain")
+    hidden = getattr(pretrain, "hidden_size", None)
+    p = ctx.params
+    return {t: resolve_precision(hyperparams_for(p, t, task_class(t).defaults).mixed_precision, hidden)
+            for t in p.tasks}
+
+
+def precision_material(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
+    """The key's share of `resolved_precisions`: nothing when every task trains in fp32
+    (`pipeline.hardware.key_material`), else {"precision": {task: name}}."""
+    resolved = {t: r.name for t, r in resolved_precisions(ctx).items()}
+    return {} if set(resolved.values()) <= {"fp32"} else {"precision": resolved}
+
+
 def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
     """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams` (without the fields
     this task does not read, so its metrics.json records what it ran with), then its own `task_hyperparams` (the
@@ -169,6 +189,8 @@ class FinetuneStage(Stage[FinetuneParams]):
             return {}
         from finetune.registry import get_task
 
+        out = precision_material(ctx)
+
         # the named tasks' folders (a task's folder, or its whole root when that is one task's folder or holds no
         # such subfolder): another task's files added to the data folder do not change this key. Each file is
         # named relative to its task's root, so a task read from its own folder (`task_data_dirs`) keys as the
@@ -180,7 +202,7 @@ class FinetuneStage(Stage[FinetuneParams]):
         files = {f: root for d, root in sorted(folders.items())
                  for f in d.rglob("*") if f.is_file() and not f.name.startswith(".")}
         digests = file_digests(sorted(files), desc="hashing task files")
-        return {"data": {str(f.relative_to(root)): digests[f] for f, root in sorted(files.items())}}
+        return {**out, "data": {str(f.relative_to(root)): digests[f] for f, root in sorted(files.items())}}
 
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
@@ -241,6 +263,8 @@ class FinetuneStage(Stage[FinetuneParams]):
             if name in p.generated:
                 files += " (generated, §)"
             out[name] = f"{hp}; {files}"
+        kinds = {f"{r.name} ({r.why})" for r in resolved_precisions(ctx).values()}
+        out["precision"] = "; ".join(sorted(kinds))
         caps = {k: v for k, v in (("max_train_examples", p.max_train_examples),
                                   ("max_eval_examples", p.max_eval_examples), ("max_steps", p.max_steps)) if v}
         if caps:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from finetune.encoders import POOLINGS, set_pooling
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
+from pipeline.hardware import MixedPrecision
 
 if TYPE_CHECKING:
     import numpy as np
@@ -100,6 +101,11 @@ class Hyperparams(BaseModel):
     # state says little about the sentence (finetune/README.md, "Departures from KLUE-baseline"). The saved
     # checkpoint keeps it (config.json `classifier_pooling`).
     pooling: Literal["cls", "mean"] = "cls"
+    # Autocast over fp32 weights (as pretraining's `mixed_precision`): auto is bf16 on a GPU with it and on a CPU
+    # with native bf16 for a model at least 256 wide, fp32 otherwise (pipeline/hardware.py); no (false, fp32) is
+    # fp32. Not itself a departure (`NOT_SETTINGS`): KLUE-baseline trains in fp32, so a run whose precision
+    # *resolved* to bf16 is marked (`finetune.results.run_departures`), whichever choice gave it.
+    mixed_precision: MixedPrecision = "auto"
 
     def replace(self, **changes: Any) -> Hyperparams:
         """A copy with `changes`, validated as a new model (pydantic's `model_copy(update=...)` would not)."""
@@ -124,8 +130,9 @@ def check_hyperparams(values: Mapping[str, Any], where: str) -> dict[str, Any]:
     return {k: getattr(hp, k) for k in values}
 
 
-# Fields that change no score: left out of `departures`.
-NOT_SETTINGS = ("eval_batch_size",)
+# Fields left out of `departures`: the evaluation's batch changes no score; `mixed_precision` is a choice whose
+# outcome (the resolved precision, recorded per run) is what departs or not.
+NOT_SETTINGS = ("eval_batch_size", "mixed_precision")
 
 
 def departures(recorded: Mapping[str, Any], defaults: Hyperparams) -> list[str]:

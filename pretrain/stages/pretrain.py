@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import io
+from pipeline.hardware import key_material, mfu_peak
 from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageResult
 from pretrain.config import PretrainParams
 from pretrain.stages.encode import tokenizer_dir
@@ -25,8 +26,9 @@ class PretrainStage(Stage[PretrainParams]):
     name = "pretrain"
     # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain; 4: fp32 export under DeepSpeed, eval masks
     # per sample (rank-independent), tokens/s of training steps only, MFU from counted FLOPs, final checkpoint;
-    # 5: the model card (final/README.md, and LICENSE for mixed licences), `hardware` in the meta
-    version = "5"
+    # 5: the model card (final/README.md, and LICENSE for mixed licences), `hardware` in the meta; 6: fused AdamW
+    # (other bits), the precision `auto` resolved and the CPU's MFU in summary.json
+    version = "6"
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
@@ -69,7 +71,7 @@ class PretrainStage(Stage[PretrainParams]):
                                         xlabel="tokens seen (millions)"),
                      "MLM losses and word-order gain per arm, against tokens seen.")
         keys = ["steps", "tokens_seen", "params", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
-                "eval_order_gain", "tokens_per_s", "mfu", "world_size"]
+                "eval_order_gain", "tokens_per_s", "mfu", "world_size", "precision"]
 
         def fmt(v: Any) -> str:
             return "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
@@ -99,7 +101,7 @@ class PretrainStage(Stage[PretrainParams]):
 
         from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
         from pretrain.config import TrainConfig
-        from pretrain.engine import deepspeed_config, resolve_mixed_precision
+        from pretrain.engine import deepspeed_config
 
         p = ctx.params
         vocab = ctx.inputs["vocab"].meta.get("vocab_size")
@@ -128,23 +130,28 @@ class PretrainStage(Stage[PretrainParams]):
                                      f" (at most; the epochs cap {p.epochs} is applied once encode has run)"),
             "tokens": f"{(steps or 0) * per_step:,}",
         }
-        precision = resolve_mixed_precision(p.mixed_precision)
-        out["precision"] = (p.mixed_precision if p.mixed_precision != "auto"
-                            else f"auto (here: {'fp32' if precision == 'no' else precision}; bf16 on a GPU with it)")
-        if p.deepspeed is not None:
+        precision = p.resolved_precision()
+        out["precision"] = f"{precision.name} ({precision.why})"
+        if p.deepspeed is not None:  # planned for GPUs, where `auto` is bf16, whatever this machine is
             cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": ctx.seed,
                                               "encode_dir": "", "tokenizer_dir": "", "out_dir": ""})
-            out["deepspeed"] = deepspeed_config(cfg, "bf16" if p.mixed_precision == "auto" else precision)
+            out["deepspeed"] = deepspeed_config(cfg, "bf16" if p.mixed_precision == "auto" else precision.accelerate)
         return out
+
+    def fingerprint(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
+        """The precision `mixed_precision` resolves to on this machine (`pipeline.hardware.key_material`: nothing
+        for fp32): `auto` is bf16 on one machine and fp32 on another, and a CPU run's bits depend on which."""
+        return key_material(ctx.params.resolved_precision())
 
     def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
         from pretrain.config import TrainConfig
 
         p = ctx.params
+        precision = p.resolved_precision()  # what the key holds: the loop trains in it wherever it runs
         cfg = TrainConfig.model_validate({
             **p.model_dump(), "max_steps": resolve_steps(ctx, p), "seed": ctx.seed,
             "encode_dir": str(ctx.inputs["encode"].path), "tokenizer_dir": str(tokenizer_dir(ctx)),
-            "out_dir": str(ctx.out_dir)})
+            "out_dir": str(ctx.out_dir), "precision": precision.name, "precision_why": precision.why})
         cfg_path = ctx.out_dir / "train_config.json"
         parent = continue_from_parent(ctx, cfg.max_steps)
         io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
@@ -153,6 +160,10 @@ class PretrainStage(Stage[PretrainParams]):
 
             summary = train(cfg)
         else:
+            if not _has_cuda():
+                # each rank's MFU divides by the peak at its threads: measured here, alone, before the ranks start
+                # (measured by every rank at once, the ranks would share the cores)
+                mfu_peak(precision.name, p.threads or rank_threads(p.num_processes))
             launch(cfg_path, p.num_processes, deepspeed=p.deepspeed is not None)
             summary = json.loads((ctx.out_dir / "summary.json").read_text())
         from pretrain.card_facts import hardware_here
@@ -167,7 +178,7 @@ class PretrainStage(Stage[PretrainParams]):
             "plots": ["loss_curve.png"],
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
                                                    "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
-                                                   "params", "world_size")},
+                                                   "params", "world_size", "precision")},
             **({"parent": parent} if parent else {}),
         })
 
@@ -329,7 +340,7 @@ def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> No
     """
     env = dict(os.environ)
     if "OMP_NUM_THREADS" not in env:
-        env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // num_processes))
+        env["OMP_NUM_THREADS"] = str(rank_threads(num_processes))
     if deepspeed and not _has_cuda():
         env.setdefault("DS_ACCELERATOR", "cpu")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -340,6 +351,12 @@ def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> No
     if proc.returncode != 0:
         raise RuntimeError(f"pretraining on {num_processes} processes failed (exit {proc.returncode}): "
                            f"{' '.join(cmd)}")
+
+
+def rank_threads(num_processes: int) -> int:
+    """The torch threads of each torchrun rank: `OMP_NUM_THREADS` when set, else the cores shared out."""
+    env = os.environ.get("OMP_NUM_THREADS")
+    return int(env) if env and env.isdigit() else max(1, (os.cpu_count() or 1) // num_processes)
 
 
 def _has_cuda() -> bool:
