@@ -26,7 +26,7 @@ import numpy as np
 from finetune.data import TaskData
 from finetune.encoders import max_positions
 from finetune.tasks.base import IGNORE_INDEX, Hyperparams, Task
-from pipeline.hardware import resolve_precision
+from pipeline.hardware import reset_accelerate_state, resolve_precision
 
 
 @dataclass
@@ -243,6 +243,7 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     # autocast over fp32 weights, as pretraining's: by the machine and the encoder's width (pipeline.hardware)
     precision = resolve_precision(hp.mixed_precision, getattr(AutoConfig.from_pretrained(model_dir), "hidden_size",
                                                               None))
+    reset_accelerate_state()  # a run before this one in this process may have trained in another precision
     accelerator = Accelerator(mixed_precision=precision.accelerate,
                               dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)

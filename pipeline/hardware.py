@@ -137,6 +137,17 @@ def resolve_precision(choice: str, hidden_size: int | None) -> Precision:
     return Precision("bf16", f"auto: {unit} bf16, hidden size {hidden_size} >= {BF16_MIN_HIDDEN}")
 
 
+def reset_accelerate_state() -> None:
+    """Forget the precision of the process's earlier `Accelerator`s before making one: accelerate keeps one
+    process-wide state and refuses a second `Accelerator` in another precision, which a suite meets when two tasks
+    resolve differently, or a notebook that fine-tunes and then pretrains. The process group stays
+    (`reset_partial_state=False`), so a rank of a torchrun job can call it too."""
+    from accelerate.state import AcceleratorState, GradientState
+
+    AcceleratorState._reset_state(reset_partial_state=False)
+    GradientState._reset_state()
+
+
 def key_material(precision: Precision) -> dict[str, Any]:
     """What a stage adds to its key for the precision it resolved: nothing for fp32 (the precision every key held
     before `auto` could mean anything else on a CPU, so those folders stay valid), else its name."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.hardware import reset_accelerate_state
 from pretrain.config import TrainConfig
 
 DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
@@ -62,6 +63,7 @@ def make_accelerator(cfg: TrainConfig) -> Any:
     from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
 
     precision = cfg.resolved_precision().accelerate
+    reset_accelerate_state()  # a fine-tuning before this in the process may have left another precision's state
     plugin, handlers = None, []
     if cfg.deepspeed:
         plugin = DeepSpeedPlugin(hf_ds_config=deepspeed_config(cfg, precision))

@@ -214,3 +214,22 @@ def test_the_measured_rate_is_the_best_of_its_products():
     assert p.n in (64, 128) and p.dtype == "fp32" and p.threads == 1
     # no product can beat one fp32 FMA unit's 2 x 16 FLOPs a cycle at 6 GHz on one thread
     assert 0 < p.tflops < 2 * 16 * 6e9 / 1e12
+
+
+def test_one_process_fine_tunes_in_one_precision_then_another(tmp_path):
+    """Two tasks of a suite may resolve to different precisions in one process (accelerate keeps one process-wide
+    state and refused the second); each run records what it trained in."""
+    from finetune.data import load_task_data
+    from finetune.registry import get_task
+    from finetune.trainer import run_seed
+    from testkit.finetune import FX, fixture_texts
+    from testkit.tiny_model import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "model", fixture_texts())
+    task = get_task("ynat", data_dir=FX)
+    data = load_task_data(task, FX)
+    records = [run_seed(task, model, data, tmp_path / choice, 1, task.defaults.replace(mixed_precision=choice),
+                        max_steps=2, save_model=False, progress=False)
+               for choice in ("no", "bf16", "no")]
+    assert [r["precision"] for r in records] == ["fp32", "bf16", "fp32"]
+    assert records[0]["history"] == records[2]["history"]  # fp32 after bf16 is the fp32 run again
