@@ -3,11 +3,11 @@
     python bench/precision.py peak                        # fp32 and bf16 matmul peaks, measured now (not cached)
     python bench/precision.py crossover                   # fp32 vs bf16 autocast steps by width: where `auto` switches
     python bench/precision.py anatomy --shape suite       # where one step's time goes, against its FLOPs and the peak
-    python bench/precision.py levers --shape suite        # fused AdamW, torch.compile, thread binding, batch per step
+    python bench/precision.py levers --shape suite        # foreach AdamW, torch.compile, thread binding, batch per step
     KLUE_DATA_DIR=../shared/data python bench/precision.py quality --steps 2000   # [MASK] loss, bf16 against fp32
 
-Every timing is a training step of the loop's model (`pretrain.model.SparseMLM` over a stock ModernBERT, AdamW with
-the loop's groups, gradient clipping) on a packed batch of random ids with 15 % masked: packed samples have no
+Every timing is a training step of the loop's model (`pretrain.model.SparseMLM` over a stock ModernBERT, the loop's
+fused AdamW and groups, gradient clipping) on a packed batch of random ids with 15 % masked: packed samples have no
 padding, so the ids do not change the time. Each configuration runs in its own process (threads and environment
 set before torch starts), configurations alternate over `--rounds` rounds, and a row reports the median
 milliseconds a step after `--warmup` steps: a one-off stall on a shared machine moves no row. Run alone, and say
@@ -66,7 +66,7 @@ def time_steps(spec: dict[str, Any]) -> dict[str, Any]:
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
-                                  lr=1e-4, betas=(0.9, 0.98), eps=1e-6, fused=spec.get("fused") or None)
+                                  lr=1e-4, betas=(0.9, 0.98), eps=1e-6, fused=not spec.get("foreach") or None)
     compiled_s = None
     if spec.get("compile"):
         t = time.perf_counter()
@@ -213,8 +213,8 @@ def cmd_levers(args: argparse.Namespace) -> dict[str, Any]:
     shape = SHAPES[args.shape]
     base = base_spec(args, shape)
     configs: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
-        "the loop's step (foreach AdamW)": (base, {}),
-        "fused AdamW": ({**base, "fused": True}, {}),
+        "the loop's step (fused AdamW)": (base, {}),
+        "foreach AdamW (the loop's before 2026-12-06)": ({**base, "foreach": True}, {}),
         "threads bound to cores (OMP_PROC_BIND=close)": (base, {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}),
     }
     if args.compile:
@@ -256,7 +256,7 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
     cfg = build_config("tiny", vocab_size=args.vocab, seq_len=args.seq_len, pad_token_id=1, bos_token_id=0,
                        eos_token_id=2, overrides=overrides(*shape), architecture="modernbert")
     model = SparseMLM(build_model(cfg, 0))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-6)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-6, fused=True)
     special = SpecialIds(cls=0, sep=2, pad=1, mask=4, vocab_size=args.vocab, all_special=(0, 1, 2, 3, 4))
     gen = torch.Generator().manual_seed(0)
     phases: dict[str, list[float]] = {k: [] for k in ("data (masking)", "forward", "backward", "clip", "optimizer")}
@@ -320,12 +320,9 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_quality(args: argparse.Namespace) -> dict[str, Any]:
     """The suite's shape trained `--steps` steps by the pretrain stage's loop in fp32 and in bf16 autocast, same
     data, seed and schedule; the held-out [MASK] loss of each at the end."""
-    from bench.pretrain import read_texts, train_tokenizer
-    from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
+    from bench.pretrain import encode_texts, read_texts, train_tokenizer
     from pipeline.hardware import native_bf16
-    from pipeline.stage import StageContext, StageInput
     from pretrain.config import TrainConfig
-    from pretrain.stages.encode import EncodeParams, EncodeStage
     from pretrain.train import train
 
     data = os.environ.get("KLUE_DATA_DIR")
@@ -333,24 +330,12 @@ def cmd_quality(args: argparse.Namespace) -> dict[str, Any]:
         sys.exit("set KLUE_DATA_DIR to the shared data folder")
     if not native_bf16() and not args.force_bf16:
         sys.exit("no native bf16 on this CPU: bf16 would run emulated, ~100x slower (--force-bf16 to run it anyway)")
-    from types import SimpleNamespace
-
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench-precision-"))
     texts = read_texts(Path(data), args.docs)
     tok_dir = work / "vocab" / "tok"
     if not tok_dir.is_dir():
         train_tokenizer(texts, tok_dir, args.vocab)
-    enc = work / "encode"
-    if not enc.is_dir():
-        docs = work / "docs"
-        write_docs(docs / shard_name(0), (Doc(doc_id("bench", "b", i), t, "bench", meta_json({}))
-                                          for i, t in enumerate(texts)))
-        enc.mkdir(parents=True)
-        EncodeStage().run(StageContext(out_dir=enc, params=EncodeParams(eval_fraction=0.01),
-                                       inputs={"pii": StageInput("pii", docs, {}),
-                                               "vocab": StageInput("vocab", tok_dir.parent,
-                                                                   {"meta": {"tokenizer_dir": tok_dir.name}})},
-                                       recipe=SimpleNamespace(seed=0, sources=[])))
+    enc = encode_texts(texts, work, tok_dir, eval_fraction=0.01)
     out = {}
     for precision in ("fp32", "bf16"):
         cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(tok_dir), out_dir=str(work / precision),

@@ -90,27 +90,37 @@ def mfu(flops_per_s: float, precision: str, threads: int) -> float | None:
     return flops_per_s / (peak.tflops * 1e12) if peak else None
 
 
-def run_ours(texts: list[str], work: Path, tok_dir: Path, args, architecture: str, precision: str = "fp32") -> dict:
-    from pretrain.config import TrainConfig
-    from pretrain.metrics import read_metrics
+def encode_texts(texts: list[str], work: Path, tok_dir: Path, eval_fraction: float = 0.0) -> Path:
+    """The texts as one document shard, encoded by the encode stage into `work/encode` (once: a later call with the
+    same `work` reuses it)."""
     from pretrain.stages.encode import EncodeParams, EncodeStage
-    from pretrain.train import train
 
+    enc = work / "encode"
+    if enc.is_dir():
+        return enc
     docs = work / "docs"
     write_docs(docs / shard_name(0), (Doc(doc_id("bench", "b", i), t, "bench", meta_json({}))
                                       for i, t in enumerate(texts)))
-    ctx = StageContext(out_dir=work / "encode", params=EncodeParams(eval_fraction=0.0),
-                       inputs={"pii": StageInput("pii", docs, {}),
-                               "vocab": StageInput("vocab", tok_dir.parent, {"meta": {"tokenizer_dir": tok_dir.name}})},
-                       recipe=SimpleNamespace(seed=0, sources=[]))
-    if not ctx.out_dir.is_dir():
-        ctx.out_dir.mkdir()
-        EncodeStage().run(ctx)
+    enc.mkdir(parents=True)
+    EncodeStage().run(StageContext(
+        out_dir=enc, params=EncodeParams(eval_fraction=eval_fraction),
+        inputs={"pii": StageInput("pii", docs, {}),
+                "vocab": StageInput("vocab", tok_dir.parent, {"meta": {"tokenizer_dir": tok_dir.name}})},
+        recipe=SimpleNamespace(seed=0, sources=[])))
+    return enc
+
+
+def run_ours(texts: list[str], work: Path, tok_dir: Path, args, architecture: str, precision: str = "fp32") -> dict:
+    from pretrain.config import TrainConfig
+    from pretrain.metrics import read_metrics
+    from pretrain.train import train
+
+    enc = encode_texts(texts, work, tok_dir)
     shutil.rmtree(work / "train", ignore_errors=True)
     from transformers import AutoTokenizer
 
     _, size, overrides = model_config(args, AutoTokenizer.from_pretrained(tok_dir), architecture)
-    cfg = TrainConfig(encode_dir=str(ctx.out_dir), tokenizer_dir=str(tok_dir), out_dir=str(work / "train"),
+    cfg = TrainConfig(encode_dir=str(enc), tokenizer_dir=str(tok_dir), out_dir=str(work / "train"),
                       architecture=architecture, model=size, model_overrides=overrides,
                       seq_len=args.seq_len, batch_size=args.batch, max_steps=args.steps, warmup_steps=5,
                       lr=1e-3, log_every=args.warmup, eval_every=10**9, checkpoint_every=10**9,

@@ -236,19 +236,19 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     from accelerate.utils import DataLoaderConfiguration, set_seed
     from torch.utils.data import DataLoader
     from tqdm.auto import tqdm
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoTokenizer
 
     hp = cfg.hp
     set_seed(cfg.seed)
-    # autocast over fp32 weights, as pretraining's: by the machine and the encoder's width (pipeline.hardware)
-    precision = resolve_precision(hp.mixed_precision, getattr(AutoConfig.from_pretrained(model_dir), "hidden_size",
-                                                              None))
-    reset_accelerate_state()  # a run before this one in this process may have trained in another precision
-    accelerator = Accelerator(mixed_precision=precision.accelerate,
-                              dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
     model = task.build_model(Path(model_dir), tokenizer, cfg.random_init, hp)
+    # autocast over fp32 weights, as pretraining's: by the machine and the encoder's width (pipeline.hardware; every
+    # task model's `config` is its encoder's)
+    precision = resolve_precision(hp.mixed_precision, getattr(model.config, "hidden_size", None))
+    reset_accelerate_state()  # a run before this one in this process may have trained in another precision
+    accelerator = Accelerator(mixed_precision=precision.accelerate,
+                              dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True, data_seed=cfg.seed))
 
     max_length = usable_length(model.config, tokenizer, hp.max_length)
     if max_length < hp.max_length:

@@ -95,12 +95,6 @@ def native_bf16() -> str | None:
     return None
 
 
-def gpu_bf16() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-
-
 @dataclass(frozen=True)
 class Precision:
     """A resolved precision: `name` as people say it (fp32, bf16, fp16), `accelerate` as accelerate's
@@ -126,7 +120,7 @@ def resolve_precision(choice: str, hidden_size: int | None) -> Precision:
     import torch
 
     if torch.cuda.is_available():
-        return (Precision("bf16", "auto: the GPU has bf16") if gpu_bf16()
+        return (Precision("bf16", "auto: the GPU has bf16") if torch.cuda.is_bf16_supported()
                 else Precision("fp32", "auto: the GPU has no bf16"))
     unit = native_bf16()
     if unit is None:
@@ -146,12 +140,6 @@ def reset_accelerate_state() -> None:
 
     AcceleratorState._reset_state(reset_partial_state=False)
     GradientState._reset_state()
-
-
-def key_material(precision: Precision) -> dict[str, Any]:
-    """What a stage adds to its key for the precision it resolved: nothing for fp32 (the precision every key held
-    before `auto` could mean anything else on a CPU, so those folders stay valid), else its name."""
-    return {} if precision.name == "fp32" else {"precision": precision.name}
 
 
 # -- the measured peak ---------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ class PretrainParams(StageParams):
     deepspeed: Literal["zero1", "zero2", "zero3"] | None = None
     # auto: bf16 autocast on a GPU with bf16 and on a CPU with native bf16 (AMX, AVX512-BF16) for models at least
     # 256 wide, fp32 otherwise (pipeline/hardware.py: the rule and the measurements behind it); no (or false,
-    # fp32): fp32. The resolved precision goes into summary.json, the card and (when not fp32) the stage key.
+    # fp32): fp32. The resolved precision goes into summary.json, the card and the stage key.
     mixed_precision: MixedPrecision = "auto"
     # A CPU run's weights depend on the thread count to the bit (a reduction split over more threads adds in
     # another order), and torch's default is the machine's core count: a recipe whose numbers are published sets

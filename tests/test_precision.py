@@ -5,6 +5,7 @@ CPU MFU divides by."""
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import torch
 from safetensors import safe_open
 
 import pipeline.hardware as hw
-from pipeline.hardware import BF16_MIN_HIDDEN, Precision, key_material, matmul_peak, resolve_precision
+from pipeline.hardware import BF16_MIN_HIDDEN, Precision, matmul_peak, resolve_precision
 from pretrain.config import PretrainParams, TrainConfig
 from pretrain.train import train
 from testkit.pretrain import encode_fixture
@@ -86,7 +87,7 @@ def test_auto_with_amx_is_bf16_from_the_measured_width_on(amx):
     assert PretrainParams(model="tiny").resolved_precision().name == "fp32"
 
 
-def test_the_stage_key_holds_the_resolution_and_fp32_keys_do_not_move(amx, tmp_path):
+def test_the_stage_key_holds_the_resolution(amx, tmp_path):
     from pretrain.stages.pretrain import PretrainStage
     from testkit.pretrain import context
 
@@ -95,9 +96,9 @@ def test_the_stage_key_holds_the_resolution_and_fp32_keys_do_not_move(amx, tmp_p
         return PretrainStage().fingerprint(ctx)
 
     assert material(model_overrides={"hidden_size": 256, "num_attention_heads": 4}) == {"precision": "bf16"}
-    # fp32, the one precision a CPU key meant before `auto` could mean bf16: nothing added, old folders stay valid
-    assert material() == {} == key_material(Precision("fp32", "any"))
-    assert material(mixed_precision="no", model_overrides={"hidden_size": 256, "num_attention_heads": 4}) == {}
+    assert material() == {"precision": "fp32"}  # 4 x 128: below the width rule
+    assert material(mixed_precision="no", model_overrides={"hidden_size": 256, "num_attention_heads": 4}) == {
+        "precision": "fp32"}
 
 
 def test_the_finetune_key_holds_each_tasks_resolution_for_the_arms_width(amx, tmp_path):
@@ -111,7 +112,7 @@ def test_the_finetune_key_holds_each_tasks_resolution_for_the_arms_width(amx, tm
         params = FinetuneParams(tasks=["ynat", "ner"], data_dir=str(tmp_path), **kw)
         return precision_material(StageContext(out_dir=tmp_path, params=params, inputs={}, recipe=recipe))
 
-    assert material(128) == {}
+    assert material(128) == {"precision": {"ynat": "fp32", "ner": "fp32"}}
     assert material(256) == {"precision": {"ynat": "bf16", "ner": "bf16"}}
     assert material(256, task_hyperparams={"ner": {"mixed_precision": False}}) == {"precision": {"ynat": "bf16",
                                                                                                 "ner": "fp32"}}
@@ -149,7 +150,7 @@ def test_bf16_autocast_trains_fp32_masters_and_records_why(encoded, tmp_path):
     """bf16 autocast on the CPU, forced (native or emulated): the loss is bf16's, the weights fp32 masters (the
     export stays fp32), and summary.json says which precision and why; the same steps in fp32 agree to bf16's
     rounding, not to the bit."""
-    with pytest.warns(UserWarning, match="emulated bf16") if hw.native_bf16() is None else _nothing():
+    with pytest.warns(UserWarning, match="emulated bf16") if hw.native_bf16() is None else nullcontext():
         bf16 = train(_cfg(encoded, tmp_path / "bf16", mixed_precision="bf16"))
     fp32 = train(_cfg(encoded, tmp_path / "fp32", mixed_precision="no"))
     assert (bf16["precision"], bf16["precision_why"], bf16["mixed_precision"]) == ("bf16", "set: bf16", "bf16")
@@ -160,14 +161,6 @@ def test_bf16_autocast_trains_fp32_masters_and_records_why(encoded, tmp_path):
         assert bf16["mfu"] is None and bf16["peak"] is None
     assert bf16["last_loss"] != fp32["last_loss"]
     assert bf16["last_loss"] == pytest.approx(fp32["last_loss"], rel=0.02)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def test_a_cpu_run_reports_mfu_against_the_measured_peak_of_its_precision(encoded, tmp_path):

@@ -153,10 +153,8 @@ def resolved_precisions(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
 
 
 def precision_material(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
-    """The key's share of `resolved_precisions`: nothing when every task trains in fp32
-    (`pipeline.hardware.key_material`), else {"precision": {task: name}}."""
-    resolved = {t: r.name for t, r in resolved_precisions(ctx).items()}
-    return {} if set(resolved.values()) <= {"fp32"} else {"precision": resolved}
+    """The key's share of `resolved_precisions`: {"precision": {task: name}}."""
+    return {"precision": {t: r.name for t, r in resolved_precisions(ctx).items()}}
 
 
 def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import io
-from pipeline.hardware import key_material, mfu_peak
+from pipeline.hardware import mfu_peak
 from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageResult
 from pretrain.config import PretrainParams
 from pretrain.stages.encode import tokenizer_dir
@@ -139,9 +139,9 @@ class PretrainStage(Stage[PretrainParams]):
         return out
 
     def fingerprint(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
-        """The precision `mixed_precision` resolves to on this machine (`pipeline.hardware.key_material`: nothing
-        for fp32): `auto` is bf16 on one machine and fp32 on another, and a CPU run's bits depend on which."""
-        return key_material(ctx.params.resolved_precision())
+        """The precision `mixed_precision` resolves to on this machine: `auto` is bf16 on one machine and fp32 on
+        another, and a CPU run's bits depend on which."""
+        return {"precision": ctx.params.resolved_precision().name}
 
     def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
         from pretrain.config import TrainConfig
