@@ -72,7 +72,8 @@ def build_model_dir(tasks: list[str], data_dir: Path, out: Path, args: argparse.
     texts: list[str] = []
     for name in tasks:
         task = get_task(name, data_dir=data_dir)
-        texts += task_texts(task, load_task_data(task, data_dir, max_train=args.max_train).train)
+        texts += task_texts(task, load_task_data(task, data_dir, max_train=args.max_train,
+                                                 protocol="klue-baseline").train)  # what `child` trains on
     tok = train_tokenizer(texts, out, args.vocab)
     cfg = build_config(args.size, vocab_size=len(tok), seq_len=512, pad_token_id=tok.pad_token_id,
                        bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id)
@@ -90,7 +91,10 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     torch.set_num_threads(spec["threads"])
     data_dir, model_dir = Path(spec["data_dir"]), Path(spec["model_dir"])
     task = get_task(spec["task"], data_dir=data_dir)
-    data = load_task_data(task, data_dir, max_train=spec["max_train"], max_eval=spec["max_eval"])
+    # KLUE-baseline's protocol: the Trainer rows evaluate the eval split each epoch, so ours scores (and chooses on)
+    # the same split and both train on the same examples
+    data = load_task_data(task, data_dir, max_train=spec["max_train"], max_eval=spec["max_eval"],
+                          protocol="klue-baseline")
     # one evaluation an epoch and no early stopping, as the Trainer rows (`eval_strategy="epoch"`)
     bf16 = spec["row"].endswith("-bf16")
     hp = task.defaults.replace(epochs=spec["epochs"], max_length=min(task.defaults.max_length, 510),

@@ -49,7 +49,8 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
 
 
 @click.command(cls=_TaskHelpCommand,
-               help="Fine-tune a model on KLUE tasks, select the best checkpoint on the evaluation split, "
+               help="Fine-tune a model on KLUE tasks, select the best checkpoint on a selection split carved from "
+                    "the training examples (--protocol), score it on the evaluation split, "
                     "and write metrics.json, predictions and a one-line summary.\n\n"
                     "TASK is one task, a comma-separated list (ynat,sts), 'all' (the eight KLUE tasks) or 'jglue' "
                     "(the four JGLUE tasks). With more than one task, or "
@@ -69,6 +70,15 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
               help="official: train file -> dev; dev-split: dev split 80/20 by guid hash (MRC: by article); "
                    "auto: official if a train file exists.")
 @click.option("--eval-fraction", type=float, default=0.2, show_default=True, help="Evaluation share for dev-split.")
+@click.option("--protocol", type=click.Choice(["selection-split", "klue-baseline"]), default="selection-split",
+              show_default=True,
+              help="Where the checkpoint is chosen and early stopping looks. selection-split: on --selection-fraction "
+                   "of the training examples (by guid hash; MRC by article, DST by dialogue), never on the reported "
+                   "split; klue-baseline: on the reported split itself, as KLUE-baseline's dev table (marked in "
+                   "tables). seed-N/split.json lists both splits' guids.")
+@click.option("--selection-fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
+              show_default=True, help="selection-split: the share of the training examples that chooses the "
+                                      "checkpoint (the model trains on the rest).")
 @click.option("--random-init", is_flag=True, help="Same architecture, fresh weights (the no-pretraining baseline).")
 @click.option("--vs-random-init", is_flag=True,
               help="Run every task twice, with the model and with fresh weights of the same shape, under the same "
@@ -98,7 +108,9 @@ def _seeds(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int
                    "(a killed run continues where it stopped; same arguments, same bytes).")
 @click.option("--quiet", is_flag=True, help="No progress bars, and no transformers load reports (new head weights).")
 def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, output: Path | None,
-             seeds: list[int], split: Literal["auto", "official", "dev-split"], eval_fraction: float, random_init: bool, vs_random_init: bool,
+             seeds: list[int], split: Literal["auto", "official", "dev-split"], eval_fraction: float,
+             protocol: Literal["selection-split", "klue-baseline"], selection_fraction: float, random_init: bool,
+             vs_random_init: bool,
              max_train_examples: int | None, max_eval_examples: int | None, max_steps: int | None,
              epochs: int | None, learning_rate: float | None, batch_size: int | None, max_length: int | None,
              group_by_length: bool | None, task_hp: tuple[str, ...], eval_every: int | None, save_model: bool,
@@ -150,7 +162,8 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
             hp = task_obj.defaults.replace(**{k: v for k, v in overrides.items() if v is not None},
                                            **per_task.get(name, {}))
             data = load_task_data(task_obj, data_dir, split=split, eval_fraction=eval_fraction,
-                                  max_train=max_train_examples, max_eval=max_eval_examples)
+                                  max_train=max_train_examples, max_eval=max_eval_examples, protocol=protocol,
+                                  selection_fraction=selection_fraction)
         except DataError as e:
             raise click.ClickException(str(e)) from None
         jobs.append((name, task_obj, hp, data))
@@ -158,7 +171,8 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     run_dirs = []
     for name, task_obj, hp, data in jobs:
         if not quiet:
-            click.echo(f"{name}: {data.source['n_train']} train / {data.source['n_eval']} eval examples — "
+            click.echo(f"{name}: {data.source['n_train']} train / {data.source['n_select']} selection / "
+                       f"{data.source['n_eval']} eval examples — "
                        f"{data.source['note']}", err=True)
         for fresh in arms:
             out = output / (name + ("-random-init" if fresh and vs_random_init else "")) if suite else output

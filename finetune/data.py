@@ -1,8 +1,15 @@
-"""Finding and reading a task's data: official KLUE files or a local HF `datasets` copy, and the deterministic
-guid-hash split used where only a dev file is available.
+"""Finding and reading a task's data: official KLUE files or a local HF `datasets` copy, the deterministic
+guid-hash split used where only a dev file is available, and the selection split that chooses the checkpoint.
+
+Three lists come back (`TaskData`): `train`, what the model trains on; `eval`, the reported split, scored once
+with the chosen checkpoint; `select`, the split every checkpoint is scored on to choose one and to stop early.
+Under the default protocol, "selection-split", `select` is carved from the training examples by a hash of the
+task's split key (its own salt, "klue-select"), so no score-driven choice ever reads the reported split. Under
+"klue-baseline", `select` IS `eval` (KLUE-baseline's dev table: the checkpoint chosen on the split it reports).
 
 Which files were used, how they were split and how many examples were kept is returned as a plain dict
-(`TaskData.source`) that goes into metrics.json, so every report can say when it trained on part of dev.
+(`TaskData.source`) that goes into metrics.json, so every report can say when it trained on part of dev and on
+which split its checkpoint was chosen.
 """
 
 from __future__ import annotations
@@ -19,10 +26,22 @@ from pipeline import io
 if TYPE_CHECKING:
     from finetune.tasks.base import Task
 
-__all__ = ["DataError", "SplitMode", "TaskData", "cap", "check_unique_guids", "guid_bucket", "json_safe",
-           "load_json_list", "load_task_data", "read_jsonl", "split_by_guid", "write_json"]
+__all__ = ["PROTOCOLS", "SELECTION_FRACTION", "DataError", "Protocol", "SplitMode", "TaskData", "cap",
+           "check_unique_guids", "guid_bucket", "json_safe", "load_json_list", "load_task_data", "read_jsonl",
+           "split_by_guid", "split_record", "write_json"]
 
 SplitMode = Literal["auto", "official", "dev-split"]
+# Where the checkpoint is chosen (module doc): on a selection split carved from the training examples (the
+# default), or on the reported split itself, as KLUE-baseline does (its paper reports test; we only have dev).
+Protocol = Literal["selection-split", "klue-baseline"]
+PROTOCOLS: tuple[Protocol, ...] = ("selection-split", "klue-baseline")
+# The share of the training examples that selects the checkpoint. KLUE's own dev files are 4-25 % of its train
+# files (counted in the shared copy: NLI 3,000 dev / 24,998 train = 12 %, YNAT 9,107 / 36,547 = 25 %; the paper's
+# STS 519 / 11,668 = 4 %, WoS 1,000 / 8,000 = 12.5 %): a tenth is a dev-sized split at the low end of that
+# range, so training loses little (90 % of train stays) while the selection split still holds thousands of
+# examples for the large tasks (NLI 2,500, YNAT 3,655), enough that the choice is not decided by noise.
+SELECTION_FRACTION = 0.1
+SPLIT_SALT, SELECT_SALT = "klue-split", "klue-select"
 
 
 def guid_bucket(guid: str, salt: str = "klue-split") -> float:
@@ -33,12 +52,14 @@ def guid_bucket(guid: str, salt: str = "klue-split") -> float:
 
 
 def split_by_guid(examples: list[Example], eval_fraction: float = 0.2,
-                  key: Callable[[Example], str] | None = None) -> tuple[list[Example], list[Example]]:
+                  key: Callable[[Example], str] | None = None,
+                  salt: str = SPLIT_SALT) -> tuple[list[Example], list[Example]]:
     """Deterministic train/eval split by guid hash (eval if bucket < eval_fraction); order is preserved.
-    `key` hashes something else instead (MRC: the article), so examples sharing it stay on one side."""
+    `key` hashes something else instead (MRC: the article), so examples sharing it stay on one side. `salt`:
+    "klue-split" for the dev split, "klue-select" for the selection split (independent of the first)."""
     if not 0.0 < eval_fraction < 1.0:
         raise ValueError(f"eval_fraction must be in (0, 1), got {eval_fraction}")
-    buckets = [guid_bucket(key(e) if key else e["guid"]) for e in examples]
+    buckets = [guid_bucket(key(e) if key else e["guid"], salt) for e in examples]
     train = [e for e, b in zip(examples, buckets, strict=True) if b >= eval_fraction]
     evals = [e for e, b in zip(examples, buckets, strict=True) if b < eval_fraction]
     return train, evals
@@ -63,9 +84,29 @@ def check_unique_guids(examples: list[Example], where: str) -> None:
 
 @dataclass
 class TaskData:
+    """`train`: what the model trains on; `eval`: the reported split; `select`: the split that chooses the
+    checkpoint and stops early (under "klue-baseline" the very list `eval`)."""
+
     train: list[Example]
     eval: list[Example]
+    select: list[Example]
     source: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def protocol(self) -> Protocol:
+        return "klue-baseline" if self.source.get("protocol") == "klue-baseline" else "selection-split"
+
+    @property
+    def selects_on_eval(self) -> bool:
+        """Whether the checkpoint is chosen on the reported split itself (klue-baseline): the same examples."""
+        return self.select is self.eval or [e["guid"] for e in self.select] == [e["guid"] for e in self.eval]
+
+
+def split_record(data: TaskData) -> dict[str, Any]:
+    """What a run's `split.json` holds: the protocol and the guids of the selection and the reported split, in
+    the data's order."""
+    return {"protocol": data.protocol, "selection": [e["guid"] for e in data.select],
+            "eval": [e["guid"] for e in data.eval]}
 
 
 def _hf_dir(task: Task, data_dir: Path) -> Path | None:
@@ -87,14 +128,27 @@ def _official_file(task: Task, data_dir: Path, pattern: str) -> Path | None:
 
 
 def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_fraction: float = 0.2,
-                   max_train: int | None = None, max_eval: int | None = None) -> TaskData:
-    """Train and evaluation examples for a task.
+                   max_train: int | None = None, max_eval: int | None = None, *,
+                   protocol: Protocol = "selection-split",
+                   selection_fraction: float = SELECTION_FRACTION) -> TaskData:
+    """Train, selection and evaluation examples for a task.
 
     `data_dir` may be the KLUE folder (with `ynat/`, `sts/`, ...), a task folder, or a HF `datasets` copy saved
     with `save_to_disk` (the `klue` dataset dict itself or a folder holding one per config). `split`: "official"
     trains on the train file and evaluates on dev; "dev-split" splits dev 80/20 by guid hash; "auto" uses the
     train file when there is one, else splits dev.
+
+    `protocol` "selection-split" carves `selection_fraction` of the training examples (the train file, or the
+    training part of a dev split: never the reported part) into `select`, by the hash of the task's split key
+    (MRC: the article, DST: the dialogue, JNLI: the image) with the salt "klue-select"; "klue-baseline" selects on
+    `eval` itself and trains on every training example. Caps: `max_train` caps what remains for training;
+    `max_eval` caps the reported split and, as it plays dev's role, the selection split too (the same guid-hash
+    sample rule, `cap`).
     """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    if protocol == "selection-split" and not 0.0 < selection_fraction < 1.0:
+        raise ValueError(f"selection_fraction must be in (0, 1), got {selection_fraction}")
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise DataError(f"{data_dir}: data folder not found")
@@ -141,17 +195,37 @@ def load_task_data(task: Task, data_dir: Path, split: SplitMode = "auto", eval_f
         train, evals = split_by_guid(dev_ex, eval_fraction, key=task.split_key)
         note = (f"no train file used: the dev file was split by {task.split_unit} hash, {1 - eval_fraction:.0%} train / "
                 f"{eval_fraction:.0%} evaluation; scores are not comparable with published dev scores")
+    select: list[Example] = []
+    if protocol == "selection-split":
+        # from the training examples only (the train file, or the part of dev that is not reported)
+        train, select = split_by_guid(train, selection_fraction, key=task.split_key, salt=SELECT_SALT)
     n_train, n_eval = len(train), len(evals)
+    n_select = len(select) if protocol == "selection-split" else n_eval
     train, evals = cap(train, max_train), cap(evals, max_eval)
-    if not train or not evals:
-        raise DataError(f"{data_dir}: empty {'train' if not train else 'evaluation'} set for {task.name}")
+    # the selection split plays dev's role: the reported split's cap; under klue-baseline it is `evals` itself
+    select = cap(select, max_eval) if protocol == "selection-split" else evals
+    if not train or not evals or not select:
+        which = "train" if not train else "evaluation" if not evals else "selection"
+        raise DataError(f"{data_dir}: empty {which} set for {task.name}"
+                        + (f" (selection_fraction {selection_fraction} of {n_train + n_select} training examples; "
+                           "more data, a larger fraction or --protocol klue-baseline)" if which == "selection" else ""))
+    if protocol == "selection-split":
+        note += (f"; the checkpoint is chosen on a selection split of the training examples ({selection_fraction:.0%} "
+                 f"by {task.split_unit} hash), not on the reported one")
+    else:
+        note += "; the checkpoint is chosen on the reported split itself (protocol klue-baseline)"
     source: dict[str, Any] = {**files, "split": mode, "eval_fraction": eval_fraction if mode == "dev-split" else None,
               "split_by": task.split_unit if mode == "dev-split" else None,
               "note": note, "n_train_available": n_train, "n_eval_available": n_eval,
-              "n_train": len(train), "n_eval": len(evals)}
+              "n_train": len(train), "n_eval": len(evals),
+              "protocol": protocol, "selection_fraction": selection_fraction if protocol == "selection-split" else None,
+              "selection_by": task.split_unit if protocol == "selection-split" else None,
+              "n_select_available": n_select, "n_select": len(select)}
     if len(evals) < n_eval:
         source["note"] += f"; evaluation capped at {len(evals)} of {n_eval} examples"
-    return TaskData(train, evals, source)
+    if protocol == "selection-split" and len(select) < n_select:
+        source["note"] += f"; selection capped at {len(select)} of {n_select} examples"
+    return TaskData(train, evals, select, source)
 
 
 def _with_guid(rec: dict[str, Any], task: Task, split: str, row: int) -> dict[str, Any]:

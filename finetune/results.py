@@ -13,7 +13,8 @@ marked (§), and their scores say nothing about the benchmark.
 Usage: python -m finetune.results OUT_PREFIX RUN_DIR [RUN_DIR ...] [--compare LABEL_A,LABEL_B ...] [--curves]
 (each RUN_DIR holds the metrics.json that `klue finetune` writes; runs are grouped into rows by their label).
 Every row is compared with each random-init row; `--compare A,B` adds the row "Δ A − B" (two arms of an
-ablation), with the same Welch test. `--curves` also draws OUT_PREFIX.png: each task's main metric at every
+ablation), resampled the same way (the Multi-Bootstrap of `finetune.stats` over the runs' predictions, Holm's
+correction over each row's main metrics, `--margin` for the equivalence tests). `--curves` also draws OUT_PREFIX.png: each task's main metric at every
 evaluation of every seed (when a model leaves a plateau matters as much as where it ends).
 """
 
@@ -35,10 +36,11 @@ PUBLISHED_SOURCES: dict[str, str] = {
     "jglue": "JGLUE README, dev-set table (github.com/yahoojapan/JGLUE, README.md @ 6f071c0, v1.3); ×100",
 }
 PUBLISHED_SOURCE = PUBLISHED_SOURCES["klue"]
-ALPHA = 0.05  # the verdict's significance level for Welch's p
-# What "minimal" means for an ablation's Δ: a 95 % interval inside ±1 point of the task's main metric. The KLUE
-# paper calls the PII replacement's cost "minimal degradation" without a number, and issue 36 proposed ±1 point:
-# our operationalisation of the paper's words, not a number from it, so it is named wherever it is used.
+ALPHA = 0.05  # the verdicts' significance level (Holm-adjusted p) and the TOST's
+# The default equivalence margin (a recipe's `equivalence_margin`): two rows are "equivalent" on a task when the
+# two one-sided tests show their difference within ±1 point of the main metric. The KLUE paper calls the PII
+# replacement's cost "minimal degradation" without a number, and issue 36 proposed ±1 point: our
+# operationalisation of the paper's words, not a number from it, so it is named wherever it is used.
 MINIMAL_POINTS = 1.0
 GENERATED = "§"  # marks a task whose data here is generated (†, ‡: dev split, capped sample)
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # a row's departure footnote number
@@ -47,8 +49,11 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # a row's departure footnote numbe
 def run_departures(run: dict[str, Any]) -> list[str]:
     """What a run (its metrics.json) did otherwise than its suite's baseline (KLUE-baseline's `run_all.sh` values
     for the task, JGLUE's for a JGLUE task: the task's `defaults`): every hyperparameter that differs
-    (`finetune.tasks.base.departures`), a step cap, extra evaluations, a precision other than fp32, and a max
-    length lowered to fit the model's positions. A floor (no model trained) has none."""
+    (`finetune.tasks.base.departures`), a step cap, extra evaluations, a precision other than fp32, a max
+    length lowered to fit the model's positions, MRC on KorQuAD's data, and the checkpoint protocol (`finetune.data`): "klue-baseline"
+    chooses the checkpoint on the split it reports (KLUE-baseline reports test, we only have dev), and the default
+    "selection-split" trains on what the selection split leaves of train. A run that recorded no protocol (its
+    metrics.json predates the option) is not marked for it. A floor (no model trained) has none."""
     from finetune.registry import task_class
     from finetune.tasks.base import departures
 
@@ -68,6 +73,17 @@ def run_departures(run: dict[str, Any]) -> list[str]:
     used = run.get("max_length_used")
     if isinstance(used, int) and used < recorded.get("max_length", used):
         out.append(f"max length {used} (the model's positions; asked: {recorded['max_length']})")
+    data: dict[str, Any] = run["data"] if isinstance(run.get("data"), dict) else {}
+    if data.get("protocol") == "klue-baseline":
+        out.append("checkpoint chosen on the reported split (protocol klue-baseline)")
+    elif data.get("protocol") == "selection-split" and isinstance(data.get("selection_fraction"), (int, float)):
+        share = round(100 * data["selection_fraction"], 1)
+        out.append(f"trained on {100 - share:g} % of train; {share:g} % selects the checkpoint")
+    if run["task"] == "mrc" and "korquad" in Path(str(data.get("dev") or "")).name.lower():
+        # the shared folder has no KLUE-MRC file (`MrcTask.files` falls back to KorQuAD's): other data, no
+        # unanswerable questions, and the published MRC column is KLUE-MRC's
+        out.append("KorQuAD 1.0 data, not KLUE-MRC (no unanswerable questions; not comparable with the published "
+                   "MRC scores)")
     return out
 
 
@@ -154,13 +170,68 @@ def load_runs(run_dirs: list[Path]) -> list[dict[str, Any]]:
     return runs
 
 
+def _runs_by_cell(runs: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(label, task) -> its runs: one, or one per pretraining replicate (`pretrain_seed`, each named once). Two
+    runs of one cell that are not distinct replicates would silently replace each other's scores: refused."""
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs:
+        cell = cells.setdefault((run["label"], run["task"]), [])
+        seeds = [r.get("pretrain_seed") for r in cell] + [run.get("pretrain_seed")]
+        if cell and (None in seeds or len(set(seeds)) < len(seeds)):
+            raise ValueError(f"two {run['task']} runs are labelled {run['label']!r}: give them different labels "
+                             "(or, for pretraining replicates, different `pretrain_seed`s)")
+        cell.append(run)
+    return cells
+
+
+def _cell(runs: list[dict[str, Any]], metric: str) -> dict[str, Any]:
+    """A table cell from a cell's runs: mean and sample std over every (pretraining replicate x fine-tuning seed)
+    run with a defined score, how many runs that is (`seeds`) and how many had none (`failed`: a NaN score, named,
+    never silently dropped from n), and with several pretraining replicates, the std of their means (`spread`:
+    the pretraining seed's share of the variance). A floor (no seeds) is its one score."""
+    import numpy as np
+
+    first = runs[0]
+    data = first["data"]
+    base = {"dev_split": data.get("split") == "dev-split", "n_eval": data.get("n_eval"),
+            "n_train": data.get("n_train"),
+            "capped": any(data.get(f"n_{k}", 0) < data.get(f"n_{k}_available", 0) for k in ("train", "eval"))}
+    if not first["seeds"]:
+        return {**base, "mean": first["mean"].get(metric), "std": None, "seeds": 0, "failed": 0, "replicates": 0}
+    if len(runs) == 1 and "per_seed" not in first:  # a summary alone (no per-seed scores): as it says
+        return {**base, "mean": first["mean"].get(metric), "std": first["std"].get(metric),
+                "seeds": len(first["seeds"]), "failed": 0, "replicates": 1}
+    per_replicate: list[list[float]] = []
+    failed = 0
+    for run in runs:
+        values = [(run.get("per_seed") or {}).get(str(s), {}).get(metric) for s in run["seeds"]]
+        defined = [float(v) for v in values if v is not None and np.isfinite(v)]
+        failed += len(values) - len(defined)
+        if run.get("random_init") and run.get("init_seed") is None:  # each seed draws its own initial weights
+            per_replicate += [[v] for v in defined]
+        elif defined:
+            per_replicate.append(defined)
+    flat = [v for rep in per_replicate for v in rep]
+    if not flat:
+        return {**base, "mean": None, "std": None, "seeds": 0, "failed": failed, "replicates": 0}
+    pretrained = [run for run in runs if not run.get("random_init")]
+    spread = (float(np.std([np.mean(r) for r in per_replicate], ddof=1))
+              if len(pretrained) > 1 and len(per_replicate) > 1 else None)
+    return {**base, "mean": float(np.mean(flat)), "std": float(np.std(flat, ddof=1)) if len(flat) > 1 else 0.0,
+            "seeds": len(flat), "failed": failed, "replicates": len(per_replicate), "spread": spread}
+
+
 def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None = None,
-                baseline_of: dict[str, str] | None = None, generated: Collection[str] = ()) -> dict[str, Any]:
-    """Rows: each run label (ours), then the published baselines. A cell is mean, std, seeds and whether the
-    evaluation used a dev split. `pairs`: (A, B) row labels to compare besides each row against random init.
-    `baseline_of`: the one random-init row a row is compared with (an ablation arm with the random init of its
-    own vocabulary); a row it does not name is compared with every random-init row. `generated`: tasks whose
-    data is generated, not the suite's: their columns are listed under "generated" (marked § in the table)."""
+                baseline_of: dict[str, str] | None = None, generated: Collection[str] = (),
+                evidence: Mapping[tuple[str, str], Any] | None = None, margin: float = MINIMAL_POINTS
+                ) -> dict[str, Any]:
+    """Rows: each run label (ours), then the published baselines. A cell is mean, std, runs and whether the
+    evaluation used a dev split (`_cell`). `pairs`: (A, B) row labels to compare besides each row against random
+    init. `baseline_of`: the one random-init row a row is compared with (an ablation arm with the random init of
+    its own vocabulary); a row it does not name is compared with every random-init row. `generated`: tasks whose
+    data is generated, not the suite's: their columns are listed under "generated" (marked § in the table).
+    `evidence`: (label, task) -> `finetune.evidence.ArmEvidence`, what the comparisons resample (`compare`);
+    `margin`: the equivalence margin of the comparisons, in points of the main metric."""
     suites = suites_of(runs)
     columns = [col for s in suites for col in suite_columns(SUITES[s])]
     published: dict[str, dict[str, float]] = {}  # a model in two suites (XLM-R) is one row
@@ -170,97 +241,106 @@ def build_table(runs: list[dict[str, Any]], pairs: list[tuple[str, str]] | None 
     rows: dict[str, dict[str, Any]] = {}
     row_runs: dict[str, list[dict[str, Any]]] = {}
     baselines: list[str] = []  # rows of randomly initialised models
-    seen: set[tuple[str, str]] = set()
-    for run in runs:
-        if (run["label"], run["task"]) in seen:  # one would silently replace the other's cells
-            raise ValueError(f"two {run['task']} runs are labelled {run['label']!r}: give them different labels")
-        seen.add((run["label"], run["task"]))
-        row = rows.setdefault(run["label"], {})
-        row_runs.setdefault(run["label"], []).append(run)
-        if run.get("random_init") and run["label"] not in baselines:
-            baselines.append(run["label"])
-        for task, metric, col in columns:
-            if run["task"] != task:
-                continue
-            data = run["data"]
-            row[col] = {"mean": run["mean"].get(metric), "std": run["std"].get(metric), "seeds": len(run["seeds"]),
-                        "dev_split": data.get("split") == "dev-split", "n_eval": data.get("n_eval"),
-                        "n_train": data.get("n_train"),
-                        "capped": any(data.get(f"n_{k}", 0) < data.get(f"n_{k}_available", 0)
-                                      for k in ("train", "eval"))}
+    for (label, task), cell_runs in _runs_by_cell(runs).items():
+        row = rows.setdefault(label, {})
+        row_runs.setdefault(label, []).extend(cell_runs)
+        if cell_runs[0].get("random_init") and label not in baselines:
+            baselines.append(label)
+        for t, metric, col in columns:
+            if t == task:
+                row[col] = _cell(cell_runs, metric)
     marks, notes = departure_notes(row_runs)
     for a, b in pairs or []:
         missing = [x for x in (a, b) if x not in rows]
         if missing:
             raise ValueError(f"--compare {a},{b}: no run labelled {missing[0]!r} (labels: {', '.join(rows)})")
+    main_of = {c: task for task, metric, c in columns if metric == ALL_TASKS[task].main_metric}
+    floors = [label for label, rs in row_runs.items() if all(r.get("floor") for r in rs)]
+
+    def comp(a: str, b: str) -> dict[str, Any]:
+        return compare(rows[a], rows[b], a, b, main_of, evidence or {}, margin)
+
     return {
         "suites": suites,
         "columns": [c for _, _, c in columns],
-        "main_columns": [c for task, metric, c in columns if metric == ALL_TASKS[task].main_metric],
+        "main_columns": list(main_of),
         "generated": [c for task, _, c in columns if task in generated and task in {r["task"] for r in runs}],
         "ours": rows,
+        "random_init_rows": baselines,
+        "floors": floors,
         # row label -> footnote number, and the footnotes: rows whose runs departed from the baseline's defaults
         "departure_marks": marks,
         "departure_notes": notes,
-        "vs_random_init": [compare(rows[m], rows[b], m, b) for b in baselines for m in rows
-                           if m not in baselines and (baseline_of or {}).get(m, b) == b],
+        "margin": margin,
+        # floors are not compared: the verdict names where one is at or above a model (`finetune.verdict`)
+        "vs_random_init": [comp(m, b) for b in baselines for m in rows
+                           if m not in baselines and m not in floors and (baseline_of or {}).get(m, b) == b],
         # a pair already compared against random init is not repeated
-        "between_arms": [compare(rows[a], rows[b], a, b) for a, b in pairs or []
-                         if not (b in baselines and a not in baselines)],
+        "between_arms": [comp(a, b) for a, b in pairs or [] if not (b in baselines and a not in baselines)],
         "baseline_of": dict(baseline_of or {}),
         "published": {m: {c: v.get(c) for _, _, c in columns} for m, v in published.items()},
         "published_source": "; ".join(PUBLISHED_SOURCES[s] for s in suites),
     }
 
 
-def compare(model: dict[str, Any], baseline: dict[str, Any], model_label: str, baseline_label: str
-            ) -> dict[str, Any]:
-    """Per column: mean difference (model - baseline), Welch's t-test p-value over the seeds and the difference's
-    95 % confidence interval (`welch_interval`).
+def table_of(runs: list[tuple[dict[str, Any], Path]], pairs: list[tuple[str, str]] | None = None,
+             baseline_of: dict[str, str] | None = None, generated: Collection[str] = (),
+             margin: float = MINIMAL_POINTS) -> dict[str, Any]:
+    """`build_table` of (metrics.json record, its folder) pairs, with the comparisons' evidence read from the runs'
+    predictions (`finetune.evidence.gather`); cells whose evidence could not be read are named under
+    `evidence_problems` (the table says so under it)."""
+    from finetune.evidence import gather
 
-    Why a test: with a tiny model the seed-to-seed spread is often as large as the gain, and a table of means
-    alone invites reading noise as an effect. Why an interval: "no significant difference" is not "no difference";
-    the interval says how large a difference the seeds still allow (an ablation's "minimal degradation" is a
-    claim about its bounds). p and the interval are None when either side has fewer than two seeds.
-    """
-    from scipy.stats import ttest_ind_from_stats
+    evidence, problems = gather(runs)
+    table = build_table([run for run, _ in runs], pairs, baseline_of, generated, evidence, margin)
+    table["evidence_problems"] = problems
+    return table
+
+
+def compare(model: dict[str, Any], baseline: dict[str, Any], model_label: str, baseline_label: str,
+            main_of: Mapping[str, str], evidence: Mapping[tuple[str, str], Any], margin: float) -> dict[str, Any]:
+    """Per column, the difference of the means (model - baseline). On each task's main metric, where both rows
+    have their runs' per-example statistics (`evidence`), the Multi-Bootstrap of MultiBERTs (`finetune.stats`):
+    its 95 % interval, two-sided p, Holm's adjusted p over the main metrics of this comparison (the family: the
+    tasks both rows have; `holm`), and the two one-sided tests at `margin`. Secondary metrics get the difference
+    only: the verdict speaks of main metrics, and testing every column would multiply the family.
+
+    Why not Welch's t over fine-tuning seeds (this table's test until 2026-12): it sees neither the evaluation
+    sample nor the pretraining seed, and a cell with one seed, or no spread, could not be tested at all."""
+    from finetune.evidence import compare_arms
+    from finetune.stats import holm
 
     cells: dict[str, Any] = {}
     for col, a in model.items():
         b = baseline.get(col)
         if b is None or a["mean"] is None or b["mean"] is None:
             continue
-        p, ci = None, None
-        if a["seeds"] > 1 and b["seeds"] > 1 and (a["std"] or b["std"]):
-            p = float(ttest_ind_from_stats(a["mean"], a["std"], a["seeds"], b["mean"], b["std"], b["seeds"],
-                                           equal_var=False).pvalue)
-            ci = welch_interval(a["mean"] - b["mean"], a["std"], a["seeds"], b["std"], b["seeds"])
-        cells[col] = {"diff": a["mean"] - b["mean"], "p": p, "ci95": ci}
-    return {"model": model_label, "baseline": baseline_label, "cells": cells}
-
-
-def welch_interval(diff: float, std_a: float, n_a: int, std_b: float, n_b: int, level: float = 0.95
-                   ) -> list[float]:
-    """The `level` confidence interval of a difference of two means with unequal variances: diff ± t * se, se² =
-    s_a²/n_a + s_b²/n_b, t the Student quantile at the Welch-Satterthwaite degrees of freedom (the interval that
-    goes with the p of `scipy.stats.ttest_ind(..., equal_var=False)`, computed from the summary statistics, which
-    is all a table keeps; `ttest_ind_from_stats`, which gives the p, returns no interval, hence by hand). Stds are
-    sample stds (ddof=1), as `finetune.trainer` records them."""
-    from scipy.stats import t
-
-    va, vb = std_a**2 / n_a, std_b**2 / n_b
-    se = (va + vb) ** 0.5
-    df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
-    half = float(t.ppf(0.5 + level / 2, df)) * se
-    return [diff - half, diff + half]
+        cell: dict[str, Any] = {"diff": a["mean"] - b["mean"], "p": None, "ci95": None}
+        task = main_of.get(col)
+        if task is None:
+            cell["secondary"] = True
+        elif (model_label, task) in evidence and (baseline_label, task) in evidence:
+            found = compare_arms(evidence[model_label, task], evidence[baseline_label, task], margin=margin)
+            if found is not None:
+                cell.update(diff=found.diff, ci95=list(found.ci), p=found.p, p_equivalence=found.p_equivalence,
+                            equivalent=found.equivalent, margin=margin, replicates=list(found.replicates),
+                            runs=list(found.runs), n_boot=found.n_boot)
+        cells[col] = cell
+    family = [c for c in cells if cells[c]["p"] is not None]
+    for c, adjusted in zip(family, holm([cells[c]["p"] for c in family]), strict=True):
+        cells[c]["p_holm"] = adjusted
+    return {"model": model_label, "baseline": baseline_label, "cells": cells, "family": family}
 
 
 def delta_text(cell: dict[str, Any]) -> str:
-    """A Δ cell: `+2.30 [-0.51, +5.11] (p=0.062)`; the difference alone where the seeds allow no test."""
+    """A Δ cell: `+2.30 [-0.51, +5.11] (p=0.012, Holm 0.048)`; the difference alone where nothing was tested."""
     text = f"{cell['diff']:+.2f}"
     if cell.get("ci95") is not None:
         text += f" [{cell['ci95'][0]:+.2f}, {cell['ci95'][1]:+.2f}]"
-    return text + ("" if cell["p"] is None else f" (p={cell['p']:.2g})")
+    if cell["p"] is None:
+        return text
+    holm = cell.get("p_holm")
+    return text + f" (p={cell['p']:.2g}" + ("" if holm is None or holm == cell["p"] else f", Holm {holm:.2g}") + ")"
 
 
 def marked(table: dict[str, Any], col: str) -> str:
@@ -271,7 +351,7 @@ def marked(table: dict[str, Any], col: str) -> str:
 def to_markdown(table: dict[str, Any]) -> str:
     cols = table["columns"]
     lines = ["| model | " + " | ".join(marked(table, c) for c in cols) + " |", "|---|" + "---:|" * len(cols)]
-    any_split = any_capped = False
+    any_split = any_capped = any_failed = False
     for label, row in table["ours"].items():
         cells = []
         for c in cols:
@@ -280,6 +360,9 @@ def to_markdown(table: dict[str, Any]) -> str:
                 cells.append("–")
                 continue
             text = f"{cell['mean']:.2f}" + (f" ± {cell['std']:.2f}" if cell["seeds"] > 1 else "")
+            if cell.get("failed"):
+                text += f" (n={cell['seeds']} of {cell['seeds'] + cell['failed']})"
+                any_failed = True
             if cell["dev_split"]:
                 text += " †"
                 any_split = True
@@ -303,8 +386,15 @@ def to_markdown(table: dict[str, Any]) -> str:
                      + " | ".join("–" if row.get(c) is None else f"{row[c]:.2f}" for c in cols) + " |")
     notes = [f"Published rows: {table['published_source']}."]
     if table.get("vs_random_init") or table.get("between_arms"):
-        notes.append("Δ rows: difference of the means [its 95 % confidence interval]; p from Welch's t-test over "
-                     "the seeds (two-sided).")
+        notes.append("Δ rows: difference of the means; on each task's main metric, [its 95 % interval] and the "
+                     "two-sided p of the Multi-Bootstrap (Sellam et al. 2021: pretraining replicates, fine-tuning "
+                     "seeds and evaluation examples resampled together; finetune/stats.py), with Holm's adjusted p "
+                     "over the main metrics of the row. Secondary metrics: the difference of the means only.")
+    for problem in table.get("evidence_problems", []):
+        notes.append(f"Not resampled ({problem}): its Δ cells show the difference only.")
+    if any_failed:
+        notes.append("(n=a of b): b runs, of which only a have a defined score (a NaN score, e.g. a constant STS "
+                     "prediction, is left out of the mean and of every comparison).")
     if any_split:
         notes.append("† evaluated on a split of the dev file, trained on the rest (KLUE: 20% by guid hash, MRC by "
                      "article; JNLI by image, JSQuAD by article; metrics.json of the run says which): not "
@@ -314,131 +404,13 @@ def to_markdown(table: dict[str, Any]) -> str:
                      "metrics.json of the run gives n_train and n_eval).")
     notes += table.get("departure_notes", [])
     if any(c in cols for c in table.get("generated", ())):
-        notes.append(f"{GENERATED} the task's data here is generated, not {_suite_names(table)}'s (the embedded "
+        notes.append(f"{GENERATED} the task's data here is generated, not {suite_names(table)}'s (the embedded "
                      "default's MRC and WoS): its scores say nothing about the benchmark and are not comparable "
                      "with the published rows.")
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def verdict(table: dict[str, Any], model: str, baseline: str | None, floor: str = "floor") -> list[str]:
-    """What the table says about row `model`, in plain sentences: on each task's main metric, where it beat
-    row `baseline` (its random init), where it lost and where the difference is within the seed-to-seed noise
-    (Welch's p of the table's Δ row against ALPHA), and where row `floor` (no model) still scores above it.
-
-    The numbers are the table's own (its means, Δ and p): the verdict reads the table, it computes nothing
-    else. "Beat" needs a positive Δ and "lost" a negative one at p < ALPHA; the rest is no significant
-    difference, or untested when the table has no p (one seed, or no spread over the seeds).
-    """
-    row = table["ours"].get(model) or {}
-    cols = [c for c in table.get("main_columns", []) if (row.get(c) or {}).get("mean") is not None]
-    comp = next((d for d in table.get("vs_random_init", []) if (d["model"], d["baseline"]) == (model, baseline)),
-                None)
-    return (_vs_baseline(table, comp, cols) if comp else []) + _vs_floor(table, model, floor, cols)
-
-
-def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str]) -> list[str]:
-    """The verdict's lines against random init: the count, then the wins, losses, ties and untested."""
-    cells = [(c, comp["cells"][c]) for c in cols if c in comp["cells"]]
-    if not cells:
-        return []
-
-    def group(keep: Any) -> str:
-        return ", ".join(f"{marked(table, c)} {delta_text(x)}" for c, x in cells if keep(x["diff"], x["p"]))
-
-    significant = [x for _, x in cells if x["p"] is not None and x["p"] < ALPHA]
-    lines = [f"Pretraining beat random init on {sum(x['diff'] > 0 for _, x in cells)} of {len(cells)} tasks "
-             f"(p < {ALPHA} on {sum(x['diff'] > 0 for x in significant)})."]
-    for text, keep in (
-            (f"Beat random init (p < {ALPHA})", lambda d, p: p is not None and p < ALPHA and d > 0),
-            (f"Lost to random init (p < {ALPHA})", lambda d, p: p is not None and p < ALPHA and d < 0),
-            (f"No significant difference from random init (p >= {ALPHA})",
-             lambda d, p: p is not None and (p >= ALPHA or d == 0)),
-            ("Untested against random init (one seed, or no spread over the seeds)", lambda d, p: p is None)):
-        found = group(keep)
-        if found:
-            lines.append(f"{text}: {found}.")
-    return lines
-
-
-def arms_verdict(table: dict[str, Any], bound: float = MINIMAL_POINTS) -> list[str]:
-    """What each Δ row between arms (`between_arms`: an ablation's arms, and their random inits) says on each
-    task's main metric: the differences with their 95 % intervals, where they differ at p < ALPHA, and on how many
-    tasks the interval lies within ±`bound` points, i.e. where the seeds rule out more than a minimal
-    difference. An interval wider than that is not evidence of an effect, only of too few seeds to bound one.
-
-    Where the table compares each arm with its own random init (`baseline_of`), the count covers only the tasks on
-    which at least one of the two arms beat its random init at p < ALPHA: on a task that neither arm learned past
-    fresh weights (both at 0, or both at chance), a narrow interval says nothing about what pretraining on the
-    arms' data did, and the line names those tasks apart. It also says how much of each significant difference
-    the two arms' random inits already show: what the arm's vocabulary does before any pretraining."""
-    deltas = {(d["model"], d["baseline"]): d for d in table.get("between_arms", [])}
-    vs = {(d["model"], d["baseline"]): d for d in table.get("vs_random_init", [])}
-    own = table.get("baseline_of") or {}
-    lines = []
-    for d in table.get("between_arms", []):
-        cells = [(c, d["cells"][c]) for c in table.get("main_columns", []) if c in d["cells"]]
-        if not cells:
-            continue
-        tested = [(c, x) for c, x in cells if x.get("ci95") is not None]
-        significant = [c for c, x in tested if x["p"] is not None and x["p"] < ALPHA]
-        differ = [marked(table, c) for c in significant]
-        learned = _beat_random_init([vs[m, own[m]] for m in (d["model"], d["baseline"]) if (m, own.get(m)) in vs])
-        counted = [(c, x) for c, x in tested if learned is None or c in learned]
-        bounded = [marked(table, c) for c, x in counted if -bound <= x["ci95"][0] and x["ci95"][1] <= bound]
-        line = (f"{d['model']} − {d['baseline']}: " + ", ".join(f"{marked(table, c)} {delta_text(x)}" for c, x in cells)
-                + f". Differs at p < {ALPHA} on: {', '.join(differ) or 'none'}.")
-        if counted:
-            where = " where an arm beat its random init" if learned is not None else ""
-            line += (f" The 95 % interval lies within ±{bound:g} point{'s' if bound != 1 else ''} on {len(bounded)} of "
-                     f"{len(counted)} tasks{where}" + (f" ({', '.join(bounded)})" if bounded else "") + ".")
-        idle = [marked(table, c) for c, _ in tested if learned is not None and c not in learned]
-        if idle:
-            line += (f" Neither arm beat its random init on {', '.join(idle)}: the interval there bounds nothing that "
-                     "pretraining did.")
-        vocab = deltas.get((own.get(d["model"], ""), own.get(d["baseline"], "")))
-        if vocab is not None:
-            shares = [f"{marked(table, c)} {vocab['cells'][c]['diff']:+.2f} of {x['diff']:+.2f}"
-                      for c, x in cells if c in significant and c in vocab["cells"]]
-            if shares:
-                line += " Of the significant differences, the random inits (the vocabulary alone) show " + \
-                    ", ".join(shares) + "."
-        lines.append(line)
-    return lines
-
-
-def _beat_random_init(rows: list[dict[str, Any]]) -> set[str] | None:
-    """The columns on which any of these Δ-against-own-random-init rows is ahead at p < ALPHA; None without rows
-    for both arms (nothing known about what either learned)."""
-    if len(rows) < 2:
-        return None
-    return {c for d in rows for c, x in d["cells"].items()
-            if x.get("p") is not None and x["p"] < ALPHA and x.get("diff", 0) > 0}
-
-
-def _vs_floor(table: dict[str, Any], model: str, floor: str, cols: list[str]) -> list[str]:
-    """The verdict's line against the no-model floor: where it still scores above the model's mean."""
-    ours, floors = table["ours"][model], table["ours"].get(floor) or {}
-    scored = [c for c in cols if (floors.get(c) or {}).get("mean") is not None]
-    above = [c for c in scored if floors[c]["mean"] > ours[c]["mean"]]
-    if above:
-        return ["The no-model floor still scores above the pretrained model on " + ", ".join(
-            f"{marked(table, c)} (floor {floors[c]['mean']:.2f}, pretrained {ours[c]['mean']:.2f})"
-            for c in above) + "."]
-    if scored:
-        return [f"The pretrained model scores above the no-model floor on every task that has one ({len(scored)})."]
-    return []
-
-
-def generated_note(table: dict[str, Any]) -> str | None:
-    """The footnote of a verdict that names a task of generated data (its main column is marked)."""
-    shown = [c for c in table.get("main_columns", []) if c in table.get("generated", ())]
-    if not shown:
-        return None
-    names = _suite_names(table)
-    return f"{GENERATED} generated data, not {names}'s ({', '.join(shown)}): these scores say nothing about {names}."
-
-
-def _suite_names(table: dict[str, Any]) -> str:
+def suite_names(table: dict[str, Any]) -> str:
     return "/".join(s.upper() for s in table.get("suites", ["klue"]))
 
 
@@ -450,7 +422,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("out", type=Path, help="output prefix: OUT.md and OUT.json")
     ap.add_argument("runs", type=Path, nargs="+", help="run folders (or their metrics.json)")
     ap.add_argument("--compare", action="append", default=[], metavar="LABEL_A,LABEL_B",
-                    help="also the row Δ A − B with Welch's p (repeatable)")
+                    help="also the row Δ A − B, resampled (repeatable)")
+    ap.add_argument("--margin", type=float, default=MINIMAL_POINTS,
+                    help="equivalence margin, points of a task's main metric (default: %(default)s)")
     ap.add_argument("--curves", action="store_true",
                     help="also OUT.png: each task's main metric at every evaluation, a line per label and seed")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
@@ -461,17 +435,18 @@ def main(argv: list[str] | None = None) -> None:
             ap.error(f"--compare {spec!r}: expected LABEL_A,LABEL_B")
         pairs.append((a.strip(), b.strip()))
     try:
-        print(write_results(args.out, args.runs, pairs, curves=args.curves))
+        print(write_results(args.out, args.runs, pairs, curves=args.curves, margin=args.margin))
     except ValueError as e:
         ap.error(str(e))
 
 
 def write_results(out: Path, run_dirs: list[Path], pairs: list[tuple[str, str]] | None = None,
-                  curves: bool = False, generated: Collection[str] = ()) -> str:
+                  curves: bool = False, generated: Collection[str] = (), margin: float = MINIMAL_POINTS) -> str:
     """`out`.json and `out`.md from the runs' metrics.json files (and with `curves`, `out`.png: `plot_curves`);
     returns the markdown. `generated`: tasks whose data is generated (marked §)."""
     runs = load_runs(run_dirs)
-    table = build_table(runs, pairs, generated=generated)
+    folders = [Path(d) if Path(d).is_dir() else Path(d).parent for d in run_dirs]
+    table = table_of(list(zip(runs, folders, strict=True)), pairs, generated=generated, margin=margin)
     md = to_markdown(table)
     drawn = learning_curves(run_dirs, runs) if curves else {}
     if curves and not drawn:

@@ -1,10 +1,18 @@
 """One fine-tuning run, shared by every task: AdamW + linear warmup/decay (KLUE-baseline's optimiser;
 `Hyperparams.constant_lr` keeps the peak rate after warmup), KLUE-baseline's evaluation cadence and checkpoint
 choice: `evals_per_epoch` evaluations an epoch (its `val_check_interval 0.25`: four), the checkpoint with the best
-main metric on the evaluation split (strictly better only: on a tie the earlier one stays, as Lightning's
+main metric on the selection split (strictly better only: on a tie the earlier one stays, as Lightning's
 `ModelCheckpoint(mode="max")`), and early stopping after `patience` evaluations without a strictly better one
 (Lightning's `EarlyStopping`; KLUE-baseline @ 8a03c94 `run_klue.py:99-121`). With `max_steps` (a cap the
 baseline does not have) the last step is evaluated too when it falls between two checks.
+
+Which split chooses (`finetune.data`, "protocol"): every checkpoint is scored on `TaskData.select`, and only
+those scores choose the checkpoint and stop the run (`RunResult.history`, each entry marked `"split":
+"selection"`). The chosen weights are kept in memory (a CPU copy at each improvement) and loaded at the end,
+and the reported split (`TaskData.eval`) is scored once, with them: `RunResult.metrics` and `predictions`. So no
+score-driven choice reads the split the tables report. Under the protocol "klue-baseline" the selection split is
+the reported one (KLUE-baseline selects on dev, reporting test; we have only dev): the history is the reported
+split's (`"split": "eval"`), the chosen checkpoint's scores are reported as they are, with no second evaluation.
 
 The loop is written out instead of using `transformers.Trainer` because tasks need their own evaluation
 outputs and post-processing (span tasks map several features back to one example), and the scoring must be
@@ -38,18 +46,20 @@ class FinetuneConfig:
     max_steps: int | None = None  # cap on optimiser steps (tests, smoke runs)
     eval_every: int | None = None  # also evaluate every N steps (a departure: more checkpoints to choose from)
     random_init: bool = False
+    # the seed a random init draws its weights from (a pretraining replicate's: its "pretraining seed"); None: `seed`
+    init_seed: int | None = None
     save_dir: Path | None = None  # where the selected model is saved (safetensors); None: not saved
     progress: bool = True
 
 
 @dataclass
 class RunResult:
-    metrics: dict[str, Any]
-    predictions: list[dict]
+    metrics: dict[str, Any]  # the reported split's scores of the chosen checkpoint
+    predictions: list[dict]  # the reported split's, of the chosen checkpoint
     best_step: int
     best_epoch: float
     total_steps: int
-    history: list[dict] = field(default_factory=list)
+    history: list[dict] = field(default_factory=list)  # each check's selection-split scores ("split")
     num_parameters: int = 0
     train_seconds: float = 0.0
     unk_rate: float = 0.0
@@ -242,6 +252,8 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     set_seed(cfg.seed)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     task.prepare_tokenizer(tokenizer)
+    if cfg.random_init and cfg.init_seed is not None:
+        set_seed(cfg.init_seed)
     model = task.build_model(Path(model_dir), tokenizer, cfg.random_init, hp)
     # autocast over fp32 weights, as pretraining's: by the machine and the encoder's width (pipeline.hardware; every
     # task model's `config` is its encoder's)
@@ -256,6 +268,9 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
                       stacklevel=2)
     train_features = task.encode(data.train, tokenizer, max_length)
     eval_features = task.encode(data.eval, tokenizer, max_length)
+    # the split that chooses the checkpoint; under klue-baseline the reported one itself (scored once a check)
+    on_eval = data.selects_on_eval
+    select_features = eval_features if on_eval else task.encode(data.select, tokenizer, max_length)
     unk = unk_rate(train_features, tokenizer)
     if unk > 0.2:
         warnings.warn(f"{unk:.0%} of the training tokens are [UNK]: the tokenizer in {model_dir} does not fit this "
@@ -271,6 +286,10 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     eval_loader: DataLoader[dict[str, Any]] = DataLoader(
         model_inputs([eval_features[i] for i in eval_order]), batch_size=hp.eval_batch_size, shuffle=False,
         collate_fn=collate)
+    select_order = eval_order if on_eval else length_order(select_features)
+    select_loader: DataLoader[dict[str, Any]] | None = None if on_eval else DataLoader(
+        model_inputs([select_features[i] for i in select_order]), batch_size=hp.eval_batch_size, shuffle=False,
+        collate_fn=collate)
 
     steps_per_epoch = len(train_loader)
     total_steps = hp.epochs * steps_per_epoch
@@ -280,6 +299,8 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     scheduler = lr_schedule(optimizer, hp, total_steps)
     model, optimizer, train_loader, eval_loader, scheduler = accelerator.prepare(
         model, optimizer, train_loader, eval_loader, scheduler)
+    select_loader = eval_loader if select_loader is None else accelerator.prepare(select_loader)
+    split_name = "eval" if on_eval else "selection"
 
     best: dict[str, Any] = {"value": -math.inf, "metrics": None, "preds": None, "step": 0, "state": None}
     # Early stopping's own record, as Lightning's EarlyStopping keeps it apart from the checkpoint's: its best starts
@@ -293,18 +314,19 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
     eval_seconds = 0.0
 
     def checkpoint(step: int) -> None:
+        # scored on the selection split only: its scores choose the checkpoint and stop the run
         nonlocal eval_seconds
         t0 = time.perf_counter()
-        metrics, preds = evaluate(task, model, eval_loader, accelerator, eval_features, data.eval, cfg.progress,
-                                  order=eval_order)
+        metrics, preds = evaluate(task, model, select_loader, accelerator, select_features, data.select,
+                                  cfg.progress, order=select_order)
         eval_seconds += time.perf_counter() - t0
-        history.append({"step": step, "epoch": round(step / steps_per_epoch, 4), **metrics})
+        history.append({"step": step, "epoch": round(step / steps_per_epoch, 4), "split": split_name, **metrics})
         value = _selection_value(metrics, task.main_metric)
         if best["metrics"] is None or value > best["value"]:  # strict: on a tie the earlier checkpoint stays
-            best.update(value=value, metrics=metrics, preds=preds, step=step)
-            if cfg.save_dir is not None:  # keep the weights only when they will be saved
-                state = accelerator.unwrap_model(model).state_dict()
-                best["state"] = {k: v.detach().cpu().clone() for k, v in state.items()}
+            best.update(value=value, metrics=metrics, preds=preds if on_eval else None, step=step)
+            # the chosen weights, kept on the CPU: loaded at the end to score the reported split (and saved)
+            state = accelerator.unwrap_model(model).state_dict()
+            best["state"] = {k: v.detach().cpu().clone() for k, v in state.items()}
         if value > stopping["best"]:
             stopping.update(best=value, wait=0)
         else:
@@ -340,16 +362,23 @@ def finetune_once(task: Task, model_dir: Path, data: TaskData, cfg: FinetuneConf
         if stopped_early:
             break
     bar.close()
-    train_seconds = time.perf_counter() - started
 
     unwrapped = accelerator.unwrap_model(model)
+    unwrapped.load_state_dict(best["state"])  # the chosen checkpoint
+    if on_eval:  # klue-baseline: the selection scores are the reported split's
+        metrics, preds = best["metrics"], best["preds"]
+    else:  # the reported split, scored once, with the checkpoint the selection split chose
+        t0 = time.perf_counter()
+        metrics, preds = evaluate(task, model, eval_loader, accelerator, eval_features, data.eval, cfg.progress,
+                                  order=eval_order)
+        eval_seconds += time.perf_counter() - t0
+    train_seconds = time.perf_counter() - started
     if cfg.save_dir is not None:
-        unwrapped.load_state_dict(best["state"])
         # transformers models, and finetune.dp_model.DependencyParser, which has the same method (safetensors)
         unwrapped.save_pretrained(cfg.save_dir, safe_serialization=True)
         tokenizer.save_pretrained(cfg.save_dir)
     return RunResult(
-        metrics=best["metrics"], predictions=best["preds"], best_step=best["step"],
+        metrics=metrics, predictions=preds, best_step=best["step"],
         best_epoch=round(best["step"] / steps_per_epoch, 4), total_steps=total_steps, history=history,
         num_parameters=sum(p.numel() for p in unwrapped.parameters()), train_seconds=round(train_seconds, 2),
         unk_rate=round(unk, 4), max_length=max_length, eval_seconds=round(eval_seconds, 2),
@@ -369,7 +398,8 @@ def mean_std(values: list[float | None]) -> tuple[float | None, float | None]:
 def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seeds: list[int], hp: Hyperparams,
                  *, max_steps: int | None = None, eval_every: int | None = None, random_init: bool = False,
                  save_model: bool = True, label: str | None = None, progress: bool = True,
-                 resume: bool = False, model_ref: str | None = None) -> dict[str, Any]:
+                 resume: bool = False, model_ref: str | None = None, pretrain_seed: int | None = None
+                 ) -> dict[str, Any]:
     """Runs every seed and writes `seed-N/{metrics.json, predictions.jsonl, timing.json, model/}`, then the
     aggregate `metrics.json` (per-seed scores, mean ± std) and `summary.txt` (one line).
 
@@ -378,6 +408,8 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     to `timing.json`, not `metrics.json`: on CPU the same seed gives the same bytes in every metrics file,
     whether a run was interrupted or not. `model_ref` is what `metrics.json` names the model by (default: the
     folder's path; the pipeline's stage gives a path relative to its workdir). Each seed is `run_seed`.
+    `pretrain_seed`: the pretraining replicate this run belongs to (`stages.pretrain.seeds`), recorded; a random
+    init then draws its weights from it (`init_seed`), the same for every fine-tuning seed.
     """
     from finetune.data import write_json
     from pipeline import io
@@ -387,9 +419,10 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     label = label or model_dir.resolve().name
     if random_init and "random init" not in label:  # never the pretrained model's row name
         label += " (random init)"
+    init_seed = pretrain_seed if random_init else None
     per_seed = {str(seed): run_seed(task, model_dir, data, output / f"seed-{seed}", seed, hp, max_steps=max_steps,
                                     eval_every=eval_every, random_init=random_init, save_model=save_model,
-                                    progress=progress, resume=resume)
+                                    progress=progress, resume=resume, init_seed=init_seed)
                 for seed in seeds}
 
     mean, std = {}, {}
@@ -397,6 +430,8 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
         mean[key], std[key] = mean_std([r["metrics"].get(key) for r in per_seed.values()])
     summary = {
         "task": task.name, "label": label, "model": model_ref or str(model_dir), "random_init": random_init,
+        **({"pretrain_seed": pretrain_seed} if pretrain_seed is not None else {}),
+        **({"init_seed": init_seed} if init_seed is not None else {}),
         "metric_names": list(task.metric_names), "main_metric": task.main_metric,
         "mean": mean, "std": std, "seeds": seeds, "per_seed": {s: r["metrics"] for s, r in per_seed.items()},
         "data": data.source, "hyperparams": hp.model_dump(), "max_steps": max_steps, "eval_every": eval_every,
@@ -421,18 +456,23 @@ def seed_done(seed_dir: Path) -> bool:
 
 def run_seed(task: Task, model_dir: Path, data: TaskData, seed_dir: Path, seed: int, hp: Hyperparams, *,
              max_steps: int | None = None, eval_every: int | None = None, random_init: bool = False,
-             save_model: bool = True, progress: bool = True, resume: bool = False) -> dict[str, Any]:
-    """One seed's run: `seed_dir/{predictions.jsonl, timing.json, model/}`, then `metrics.json` (its record, which
-    it returns). With `resume`, a seed whose `metrics.json` and predictions exist is read back, not trained again.
-    Separate from `run_finetune` so that a suite can spread its seeds over processes (`finetune.stages`)."""
-    from finetune.data import write_json
+             save_model: bool = True, progress: bool = True, resume: bool = False,
+             init_seed: int | None = None) -> dict[str, Any]:
+    """One seed's run: `seed_dir/{split.json, predictions.jsonl, timing.json, model/}`, then `metrics.json` (its
+    record, which it returns). `split.json` names the guids that chose the checkpoint ("selection") and those that
+    are reported ("eval"), with the protocol (`finetune.data.split_record`). With `resume`, a seed whose
+    `metrics.json` and predictions exist is read back, not trained again. Separate from `run_finetune` so that a
+    suite can spread its seeds over processes (`finetune.stages`)."""
+    from finetune.data import split_record, write_json
     from pipeline.io import write_jsonl
 
     done = seed_dir / "metrics.json"
     if resume and seed_done(seed_dir):
         return dict(json.loads(done.read_text(encoding="utf-8")))
+    write_json(seed_dir / "split.json", split_record(data))
     cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
-                         save_dir=seed_dir / "model" if save_model else None, progress=progress)
+                         init_seed=init_seed, save_dir=seed_dir / "model" if save_model else None,
+                         progress=progress)
     res = finetune_once(task, model_dir, data, cfg)
     write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
     write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
@@ -453,8 +493,11 @@ def summary_line(summary: dict[str, Any]) -> str:
             parts.append(f"{key} n/a")
         else:
             parts.append(f"{key} {m:.2f}" + (f" ± {s:.2f}" if len(summary["seeds"]) > 1 else ""))
-    split = summary["data"].get("split")
-    where = "official dev" if split == "official" else f"dev split ({summary['data'].get('split_by') or 'guid'} hash)"
+    data = summary["data"]
+    split = data.get("split")
+    where = "official dev" if split == "official" else f"dev split ({data.get('split_by') or 'guid'} hash)"
     seeds = len(summary["seeds"])
+    chosen = {"selection-split": f"; checkpoint chosen on a selection split of train, n={data.get('n_select')}",
+              "klue-baseline": "; checkpoint chosen on the eval split (klue-baseline)"}.get(data.get("protocol"), "")
     return (f"{summary['task']}  {summary['label']}  " + "  ".join(parts)
-            + f"  [{seeds} seed{'s' if seeds > 1 else ''}; eval: {where}, n={summary['data'].get('n_eval')}]")
+            + f"  [{seeds} seed{'s' if seeds > 1 else ''}; eval: {where}, n={data.get('n_eval')}{chosen}]")

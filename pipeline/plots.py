@@ -124,6 +124,51 @@ def bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
     return _png(fig)
 
 
+@dataclass(frozen=True)
+class ForestRow:
+    """One task of a forest plot: the difference with its interval (None: untested, drawn as a hollow point), and
+    reference points on the same axis (a floor's score minus the comparison's baseline), by name."""
+
+    label: str
+    diff: float
+    interval: tuple[float, float] | None = None
+    marks: Mapping[str, float] | None = None
+
+
+def forest(panels_: Sequence[tuple[str, Sequence[ForestRow]]], *, margin: float | None, xlabel: str) -> bytes:
+    """Forest plots, one panel per comparison (title, rows): per row the difference and its interval, the zero line,
+    the band ±`margin` (the equivalence margin) shaded, and each row's reference marks (floors) as crosses. A
+    reader sees at once which intervals leave zero, which sit inside the band, and where a floor lies beyond
+    the model's difference."""
+    plt = _pyplot()
+    heights = [max(1.6, 0.42 * len(rows) + 0.9) for _, rows in panels_]
+    fig, axes = plt.subplots(len(panels_), 1, figsize=(7, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    markers = ["x", "+", "1", "2", "3", "4"]
+    for ax, (title, rows) in zip(axes[:, 0], panels_, strict=True):
+        ys = list(range(len(rows)))[::-1]
+        if margin:
+            ax.axvspan(-margin, margin, color="tab:green", alpha=0.12, label=f"±{margin:g} (equivalence margin)")
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        names = list(dict.fromkeys(n for r in rows for n in (r.marks or {})))
+        labelled: set[str] = set()
+        for y, row in zip(ys, rows, strict=True):
+            if row.interval is not None:
+                ax.plot(row.interval, [y, y], color="tab:blue", linewidth=2)
+                ax.plot([row.diff], [y], "o", color="tab:blue")
+            else:
+                ax.plot([row.diff], [y], "o", markerfacecolor="none", color="tab:blue")
+            for name, value in (row.marks or {}).items():
+                ax.plot([value], [y], markers[names.index(name) % len(markers)], color="tab:red", markersize=7,
+                        label=None if name in labelled else name)
+                labelled.add(name)
+        ax.set_yticks(ys, [r.label for r in rows])
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(xlabel)
+        ax.legend(fontsize="x-small", loc="best")
+    return _png(fig)
+
+
 def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     """A markdown table's lines (cells escaped): the one table writer of the report, its stage sections and the
     model card; beside the figures, the report's other building block."""

@@ -145,6 +145,7 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
     if not isinstance(variants_raw, dict):
         raise RecipeError(f"{where}: variants: expected a mapping (e.g. `pii: [on, off]`), got {variants_raw!r}")
 
+    variants_raw = _replicate_variants(registry, stages_raw, variants_raw, where)
     order = registry.names
     if until is not None and until not in order:
         raise RecipeError(f"{where}: --until {until!r} is not a stage; known stages: {', '.join(order)}")
@@ -194,6 +195,35 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
     for arm in arms:
         arm.recipe._arms = arms
     return recipe
+
+
+def _replicate_variants(registry: StageRegistry, stages_raw: dict[str, Any], variants: dict[Any, Any],
+                        where: str) -> dict[Any, Any]:
+    """`variants` with one more for each stage whose replicate list the recipe fills (`Stage.replicates`):
+    `stages.pretrain.seeds: [1, 2, 3]` is the variant `pretrain_seed: {1: {pretrain.seed: 1, pretrain.seeds: []},
+    ...}`. Why a variant: each replicate is then an arm, with its own folders from that stage on, cached and
+    resumed like any arm, while every stage before it stays one folder for all of them."""
+    out = dict(variants)
+    for name, raw in stages_raw.items():
+        if name not in registry.names or not isinstance(raw, dict):
+            continue
+        spec = stage_class(registry, name, where).replicates
+        if spec is None or not raw.get(spec[0]):
+            continue
+        many, one = spec
+        values = raw[many]
+        path = f"stages.{name}.{many}"
+        if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise RecipeError(f"{where}: {path}: expected a list of integers, got {values!r}")
+        if len(set(values)) != len(values):
+            raise RecipeError(f"{where}: {path}: a value is named twice ({values})")
+        if raw.get(one) is not None:
+            raise RecipeError(f"{where}: {path}: set either `{one}` (one run) or `{many}` (replicates), not both")
+        variant = f"{name}_{one}"
+        if variant in out:
+            raise RecipeError(f"{where}: variants.{variant}: {path} declares this variant already")
+        out[variant] = {v: {f"{name}.{one}": v, f"{name}.{many}": []} for v in values}
+    return out
 
 
 def _validate_sources(sources: list[Any], registry: StageRegistry, where: str) -> list[Any]:

@@ -142,7 +142,9 @@ def build_sections(workdir: str | Path, report: dict[str, Any], registry: Any = 
     curation funnel (generic, from every stage's counts), then each stage's own section
     (`Stage.report_section`) across the arms, in stage order."""
     staged = stage_outputs(workdir, report, registry)
-    sections = [s for s in (_verdict_section(_collect_verdict(staged)), _funnel_section(report)) if s is not None]
+    figures = [f for cls, outputs in reversed(staged) for f in cls.verdict_figures(outputs)]
+    sections = [s for s in (_verdict_section(_collect_verdict(staged), figures), _funnel_section(report))
+                if s is not None]
     for cls, outputs in staged:
         section = cls.report_section(outputs)
         if section is not None:
@@ -205,11 +207,11 @@ def _collect_verdict(staged: list[tuple[type[Stage[Any]], list[ArmOutput]]]) -> 
     return [line for cls, outputs in reversed(staged) for line in cls.verdict(outputs)]
 
 
-def _verdict_section(lines: list[str]) -> ReportSection | None:
-    """The verdict as a bullet list; none when no stage concluded anything."""
+def _verdict_section(lines: list[str], figures: list[Any] | None = None) -> ReportSection | None:
+    """The verdict as a bullet list, its figures under it; none when no stage concluded anything."""
     if not lines:
         return None
-    return ReportSection(VERDICT, "\n".join(f"- {line}" for line in lines))
+    return ReportSection(VERDICT, "\n".join(f"- {line}" for line in lines), list(figures or []))
 
 
 def _funnel_section(report: dict[str, Any]) -> ReportSection | None:

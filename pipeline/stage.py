@@ -324,6 +324,10 @@ class Stage(Generic[P]):
                    the recipe validates `sources` with it and the sources become part of this stage's key.
                    It must have `name` and `path` fields.
     variant_field: the param that the variant shorthand `NAME: [a, b]` sets
+    replicates:    (list param, param) of a stage whose runs are replicates (pretrain: ("seeds", "seed")): a
+                   non-empty list in the recipe becomes the variant `<stage>_<param>`, one arm per value with the
+                   param set to it and the list emptied, so each replicate has its own folder and key, and adding
+                   a value reuses the folders of the others (`pipeline.recipe`)
     input_paths:   params that name input files (`"benchmarks.*.path"`: the `path` of every item of the list
                    `benchmarks`; `"report_texts.*"`: every item of that list of paths). Relative paths there
                    are resolved against the recipe's folder, and their locations are taken out of the key
@@ -339,6 +343,7 @@ class Stage(Generic[P]):
     sources_model: ClassVar[type[BaseModel] | None] = None
     variant_field: ClassVar[str] = "enabled"
     input_paths: ClassVar[tuple[str, ...]] = ()
+    replicates: ClassVar[tuple[str, str] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -391,6 +396,12 @@ class Stage(Generic[P]):
         this says what they mean (did pretraining help, does the model use word order), so a reader does not
         have to work it out of tables. Built from the manifests and files only, like `report_section`; empty
         when the stage has nothing to conclude."""
+        return []
+
+    @classmethod
+    def verdict_figures(cls, outputs: list[ArmOutput]) -> list[Any]:
+        """Figures shown under the verdict's lines (`pipeline.plots.Figure`s: a forest plot of the differences the
+        lines speak of); none by default."""
         return []
 
     def run(self, ctx: StageContext[P]) -> StageResult:  # pragma: no cover - abstract

@@ -1,9 +1,9 @@
 """The fine-tuning part of a model card: the finetune stage's runs -> the results table and `model-index` entries.
 
-The table is `finetune.results`' own (`load_runs` / `build_table` / `to_markdown` over the stage's run folders):
-the pretrained row, random init, the no-model floor, Δ with Welch's p, the suite's published rows, and its notes
-(† dev split, ‡ capped sample, the departure footnotes, § generated data), narrowed to the columns this run
-has. The `model-index` holds the pretrained row only: each task's official metrics (KLUE-baseline's names, the
+The table is `finetune.results`' own (`load_runs` / `table_of` / `to_markdown` over the stage's run folders):
+the pretrained row, random init, the floors, Δ with the Multi-Bootstrap's interval and p (Holm-adjusted), the
+suite's published rows, and its notes († dev split, ‡ capped sample, the departure footnotes, § generated data),
+narrowed to the columns this run has. The `model-index` holds the pretrained row only: each task's official metrics (KLUE-baseline's names, the
 mean over the seeds, as in the run's metrics.json), on the suite's Hub dataset and config, the split named and
 marked. Tasks whose data is generated (§) stay out of it: their scores say nothing about the benchmark.
 """
@@ -31,21 +31,24 @@ DEV_SPLIT, CAPPED = "†", "‡"
 
 def evaluation(finetune: StageInput) -> Evaluation | None:
     """The card's evaluation from a finished finetune stage folder; None when it fine-tuned nothing."""
-    from finetune.results import build_table, load_runs, verdict
+    from finetune.results import MINIMAL_POINTS, load_runs, table_of
+    from finetune.verdict import verdict
 
     rel = finetune.meta.get("runs") or []
     if not rel:
         return None
     runs = load_runs([finetune.path / r for r in rel])
-    generated = set((finetune.manifest.get("params") or {}).get("generated") or [])
-    table = build_table(runs, generated=generated)
+    params = finetune.manifest.get("params") or {}
+    generated = set(params.get("generated") or [])
+    table = table_of(list(zip(runs, [finetune.path / r for r in rel], strict=True)), generated=generated,
+                     margin=float(params.get("equivalence_margin") or MINIMAL_POINTS))
     ours = [r for r in runs if not r.get("random_init") and not r.get("floor")]
     label = ours[0]["label"] if ours else None
     baseline = next((r["label"] for r in runs if r.get("random_init")), None)
     lines = verdict(table, label, baseline) if label else []
     md = [_intro(runs, generated), "", _markdown(table)]
     if lines:
-        md += ["What the table says (each task's main metric; Welch's p over the seeds):", "",
+        md += ["What the table says (each task's main metric; Multi-Bootstrap, Holm's correction over the tasks):", "",
                *(f"- {line}" for line in lines)]
     return Evaluation("\n".join(md), eval_results([r for r in ours if r["task"] not in generated]),
                       _limitations(ours, generated))

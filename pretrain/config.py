@@ -20,6 +20,12 @@ class PretrainParams(StageParams):
     """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
     precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
 
+    seed: int | None = Field(None, description="this pretraining run's seed (default: the recipe's `seed`, which "
+                             "every stage shares); a replicate's, set by `seeds`")
+    seeds: list[int] = Field(default_factory=list, description="pretraining replicates (MultiBERTs): one "
+                             "pretraining run per seed, each its own arm and folder, each fine-tuned with the "
+                             "finetune stage's seeds, their random inits drawn from the same seeds; the verdict's "
+                             "intervals then hold pretraining variance. [] is one run")
     architecture: ArchitectureName = Field("roberta", description="a stock masked-LM class (pretrain/architectures.py): "
                                            "roberta (KLUE's), xlm-roberta-xl, roformer or modernbert")
     model: SizeName = "tiny"

@@ -426,9 +426,11 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     assert statuses(rec)["default"]["finetune"] == "ran" and statuses(rec)["default"]["pretrain"] == "skipped"
     ms = arm_manifests(run.wd, rec, "default")
     tasks = ms["finetune"]["meta"]["tasks"]
-    assert set(tasks) == {"ynat", "nli"} and set(tasks["ynat"]) == {"pretrained", "random-init", "floor"}
-    assert ms["finetune"]["meta"]["runs"] == ["ynat/pretrained", "ynat/random-init", "ynat/floor",
-                                              "nli/pretrained", "nli/random-init", "nli/floor"]
+    assert set(tasks) == {"ynat", "nli"}
+    assert set(tasks["ynat"]) == {"pretrained", "random-init", "floor:no-model", "floor:majority"}
+    assert ms["finetune"]["meta"]["runs"] == [
+        "ynat/pretrained", "ynat/random-init", "ynat/floor-no-model", "ynat/floor-majority",
+        "nli/pretrained", "nli/random-init", "nli/floor-no-model", "nli/floor-majority"]
 
     proc = klue_subprocess("report", run.wd, "--arm", "default")
     html = run.wd / "report.default.html"
@@ -441,15 +443,15 @@ def test_the_pipeline_goes_on_into_fine_tuning_and_the_report_page_shows_every_s
     head, verdict = md.split("\n## Verdict\n\n", 1)
     assert head.splitlines()[-1].startswith("- klue-pipeline ")
     verdict_lines = verdict.split("\n\n", 1)[0].splitlines()
-    assert verdict_lines[0].startswith("- Pretraining beat random init on ") and " of 2 tasks (p < 0.05 on " \
+    assert verdict_lines[0].startswith("- Pretraining beat random init on ") and " of 2 tested tasks and lost on " \
         in verdict_lines[0]
     assert verdict_lines[-1].startswith("- Order gain ") and " nats at the end of pretraining (" in verdict_lines[-1]
     # and `klue run` printed the same lines at its end, after the report's path
     assert f"Report: {run.wd / 'report.html'}" in ran.stdout
     assert ran.stdout.splitlines()[-len(verdict_lines) - 1:] == ["Verdict:", *verdict_lines]
-    for name in ("funnel", "pii_types", "loss", "finetune"):
+    for name in ("funnel", "pii_types", "loss", "finetune", "verdict-forest"):
         assert f"](report_files/{name}.default.png)" in md and (run.wd / f"report_files/{name}.default.png").is_file()
-    assert "| pretrained ¹ |" in md and "| random init ¹ |" in md and "| floor |" in md and "KLUE-RoBERTa-base" in md
+    assert "| pretrained ¹ |" in md and "| random init ¹ |" in md and "| majority-class floor |" in md and "KLUE-RoBERTa-base" in md
     # both arms ran with the same capped steps (a departure from KLUE-baseline's whole epochs): one footnote names it
     assert "\n¹ departs from KLUE-baseline's defaults" in md and "max_steps " in md.split("\n¹ departs", 1)[1]
     if chromium() is None:

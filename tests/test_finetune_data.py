@@ -31,11 +31,13 @@ def test_registry_entries_resolve_to_task_classes():
 def test_official_split_when_train_exists_else_dev_split():
     ynat = load_task_data(get_task("ynat", FX), FX)
     assert ynat.source["split"] == "official"
-    assert len(ynat.train) == 140 and len(ynat.eval) == 56
+    # the train file's 140 examples: what the model trains on plus the selection split (tests/test_selection_split.py)
+    assert len(ynat.train) + len(ynat.select) == 140 and len(ynat.eval) == 56
+    assert len(load_task_data(get_task("ynat", FX), FX, protocol="klue-baseline").train) == 140
     assert ynat.train[0] == {"guid": "ynat-v1.1_train_00000", "title": ynat.train[0]["title"], "label": 0}  # 정치
     sts = load_task_data(get_task("sts", FX), FX)
     assert sts.source["split"] == "dev-split" and "not comparable" in sts.source["note"]
-    assert len(sts.train) + len(sts.eval) == 80
+    assert len(sts.train) + len(sts.select) + len(sts.eval) == 80
     assert not {e["guid"] for e in sts.train} & {e["guid"] for e in sts.eval}
     with pytest.raises(DataError, match="needs a sts train file"):
         load_task_data(get_task("sts", FX), FX, split="official")

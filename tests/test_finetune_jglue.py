@@ -200,13 +200,13 @@ def test_without_a_train_file_the_dev_file_is_split_by_image_and_jsquad_by_artic
     jnli = load_task_data(get_task("jnli"), FXJ)
     assert jnli.source["split"] == "dev-split" and jnli.source["split_by"] == "image (yjcaptions_id)"
     assert "split by image (yjcaptions_id) hash" in jnli.source["note"] and "not comparable" in jnli.source["note"]
-    assert len(jnli.train) + len(jnli.eval) == 60 and jnli.eval
+    assert len(jnli.train) + len(jnli.select) + len(jnli.eval) == 60 and jnli.eval
     # pairs of one image share its captions: all of them land on one side (on the real file, see below)
     assert {e["image"] for e in jnli.train}.isdisjoint(e["image"] for e in jnli.eval)
     jsquad = load_task_data(get_task("jsquad"), FXJ)
     assert jsquad.source["split_by"] == "article (title)" and "split by article (title) hash" in jsquad.source["note"]
     assert {e["title"] for e in jsquad.train}.isdisjoint(e["title"] for e in jsquad.eval)
-    assert len(jsquad.train) + len(jsquad.eval) == 13 and jsquad.eval
+    assert len(jsquad.train) + len(jsquad.select) + len(jsquad.eval) == 13 and jsquad.eval
 
 
 # ---- metrics ----------------------------------------------------------------------------------------------
@@ -339,8 +339,10 @@ def test_multiple_choice_fits_its_training_questions(tiny, tmp_path):
     shutil.copy(train, folder / "train-v1.3.json")
     shutil.copy(train, folder / "valid-v1.3.json")
     out = tmp_path / "jcqa"
+    # KLUE-baseline's protocol: the model trains on all 60 questions it is scored on, and the checkpoint is chosen
+    # on them (the default would hold 6 out and choose on those 6 alone: a test of the selection split, not this)
     _run(["jcqa", "--model", str(tiny), "--data-dir", str(tmp_path / "data"), "--output", str(out), "--epochs", "20",
-          "--lr", "2e-3", "--batch-size", "8", "--no-save-model"])
+          "--lr", "2e-3", "--batch-size", "8", "--no-save-model", "--protocol", "klue-baseline"])
     summary = json.loads((out / "metrics.json").read_text())
     assert summary["data"]["n_eval"] == 60 and summary["mean"]["accuracy"] >= 50.0
 
@@ -457,9 +459,9 @@ def test_shared_files_counts_and_split_note(jglue_dir, task, n_dev, split):
     assert src["dev"] == str(folder / "valid-v1.3.json") and src["split"] == split
     if split == "official":
         assert src["n_eval"] == n_dev and "official train file" in src["note"]
-        assert src["n_train"] == {"jsts": 12451, "jcommonsenseqa": 8939}[task]
+        assert src["n_train"] + src["n_select"] == {"jsts": 12451, "jcommonsenseqa": 8939}[task]
     else:
-        assert src["n_train"] + src["n_eval"] == n_dev and src["train"] is None
+        assert src["n_train"] + src["n_select"] + src["n_eval"] == n_dev and src["train"] is None
         assert "no train file used" in src["note"] and "not comparable with published dev scores" in src["note"]
         assert 0.15 < src["n_eval"] / n_dev < 0.35
     if task == "jnli":
@@ -469,10 +471,12 @@ def test_shared_files_counts_and_split_note(jglue_dir, task, n_dev, split):
         assert sum(e["premise"] in seen or e["hypothesis"] in seen for e in data.eval) <= 0.02 * len(data.eval)
     if task == "jsquad":
         assert src["split_by"] == "article (title)"
-        train_titles, eval_titles = {e["title"] for e in data.train}, {e["title"] for e in data.eval}
-        assert not train_titles & eval_titles and len(train_titles | eval_titles) == 59
+        titles = [{e["title"] for e in part} for part in (data.train, data.select, data.eval)]
+        # whole articles on one side each: training, selection (what chooses the checkpoint) and evaluation
+        assert not (titles[0] & titles[2] or titles[1] & titles[2] or titles[0] & titles[1])
+        assert len(titles[0] | titles[1] | titles[2]) == 59
         assert all(e["context"].startswith(e["title"] + " [SEP] ") for e in data.eval)
-        assert all(len(e["answers"]) in (2, 3) for e in data.train + data.eval)
+        assert all(len(e["answers"]) in (2, 3) for e in data.train + data.select + data.eval)
     if task == "jcommonsenseqa":
         assert all(len(e["choices"]) == 5 for e in data.eval) and data.eval[0]["guid"] == "8939"
 

@@ -194,7 +194,7 @@ def test_hf_copy_gives_the_same_examples(task, gold, tmp_path):
 def test_dev_split_keeps_each_article_on_one_side(task, gold, tmp_path):
     data = load_task_data(task, FX)
     assert data.source["split"] == "dev-split" and "split by article (title) hash" in data.source["note"]
-    assert len(data.train) + len(data.eval) == len(gold) == 120 and data.eval
+    assert len(data.train) + len(data.select) + len(data.eval) == len(gold) == 120 and data.eval
     train_titles, eval_titles = {e["title"] for e in data.train}, {e["title"] for e in data.eval}
     assert not train_titles & eval_titles
     assert all(sum(e["title"] == t for e in data.eval) == 3 for t in eval_titles)  # whole articles

@@ -64,7 +64,7 @@ def test_malformed_tsv_names_the_line_and_the_field(task, tmp_path, body, messag
 def test_dev_split_is_the_guid_hash_split(task):
     data = load_task_data(task, FX)
     assert data.source["split"] == "dev-split" and "not comparable" in data.source["note"]
-    assert len(data.train) + len(data.eval) == 60 and data.eval
+    assert len(data.train) + len(data.select) + len(data.eval) == 60 and data.eval
     assert not {e["guid"] for e in data.train} & {e["guid"] for e in data.eval}
 
 

@@ -67,115 +67,28 @@ def test_main_writes_markdown_and_json(tmp_path, capsys):
     assert "41.25 ± 0.50 ‡" in md and capsys.readouterr().out == md + "\n"
 
 
-def test_random_init_rows_get_a_difference_row_with_welch_p():
+def test_without_predictions_a_difference_row_gives_the_difference_only():
+    """A table of summaries alone (no per-example predictions to resample): Δ cells are the difference of the
+    means, untested; the comparison itself is in tests/test_verdict.py."""
     runs = [
         {**_run("ynat", "tiny", {"macro_f1": 60.0}, {"macro_f1": 1.0}, [1, 2, 3]), "random_init": False},
         {**_run("ynat", "random init", {"macro_f1": 40.0}, {"macro_f1": 1.0}, [1, 2, 3]), "random_init": True},
-        {**_run("nli", "tiny", {"accuracy": 36.0}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": False},
-        {**_run("nli", "random init", {"accuracy": 36.5}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": True},
         {**_run("sts", "tiny", {"pearsonr": 20.0, "f1": 10.0}, {"pearsonr": 0.0, "f1": 0.0}, [1]),
          "random_init": False},
-        {**_run("sts", "random init", {"pearsonr": 25.0, "f1": 10.0}, {"pearsonr": 2.0, "f1": 0.0}, [1, 2]),
+        {**_run("sts", "random init", {"pearsonr": 25.0, "f1": 12.0}, {"pearsonr": 2.0, "f1": 0.0}, [1, 2]),
          "random_init": True},
     ]
     table = build_table(runs)
     (d,) = table["vs_random_init"]
     assert (d["model"], d["baseline"]) == ("tiny", "random init")
-    ynat, nli, sts = d["cells"]["YNAT F1"], d["cells"]["NLI Acc"], d["cells"]["STS r"]
-    assert ynat["diff"] == 20.0 and nli["diff"] == -0.5 and sts["diff"] == -5.0
-    # equal stds and n: t = diff / sqrt(2 s^2 / n), Welch df = 2(n-1) = 4
-    from scipy.stats import t
-
-    assert ynat["p"] == pytest.approx(2 * t.sf(20.0 / (2 / 3) ** 0.5, 4))
-    assert nli["p"] > 0.5 and sts["p"] is None  # one seed on one side: no test
+    ynat, sts, sts_f1 = d["cells"]["YNAT F1"], d["cells"]["STS r"], d["cells"]["STS F1"]
+    assert ynat == {"diff": 20.0, "p": None, "ci95": None} and sts["diff"] == -5.0
+    assert sts_f1["secondary"] and sts_f1["p"] is None  # not a main metric: never tested
+    assert d["family"] == []
     md = to_markdown(table)
     delta = next(line for line in md.splitlines() if line.startswith("| Δ tiny − random init |"))
-    cells = [c.strip() for c in delta.strip("|").split("|")]
-    assert cells[1].startswith("+20.00 [+17.") and cells[2] == "-5.00" and cells[4].startswith("-0.50 [-2.")
-    assert "(p=" in cells[1] and "Welch" in md and "95 % confidence interval" in md
-    assert sts["ci95"] is None  # no test, no interval
-
-
-def test_the_difference_interval_is_welchs_on_the_raw_seeds():
-    """The Δ interval from a table's summary statistics equals scipy's Welch interval on the seeds' scores, and it
-    holds zero exactly when p >= 0.05."""
-    import numpy as np
-    from scipy.stats import ttest_ind
-
-    from finetune.results import welch_interval
-
-    a, b = np.array([56.1, 54.2, 58.5]), np.array([52.0, 50.5, 53.7, 51.1])
-    low, high = welch_interval(a.mean() - b.mean(), a.std(ddof=1), 3, b.std(ddof=1), 4)
-    res = ttest_ind(a, b, equal_var=False)
-    ref = res.confidence_interval(0.95)
-    assert (low, high) == pytest.approx((ref.low, ref.high), abs=1e-9)
-    assert (low > 0) == (res.pvalue < 0.05)
-    runs = [{**_run("ynat", "x", {"macro_f1": float(a.mean())}, {"macro_f1": float(a.std(ddof=1))}, [1, 2, 3]),
-             "random_init": False},
-            {**_run("ynat", "r", {"macro_f1": float(b.mean())}, {"macro_f1": float(b.std(ddof=1))}, [1, 2, 3, 4]),
-             "random_init": True}]
-    (d,) = build_table(runs)["vs_random_init"]
-    assert d["cells"]["YNAT F1"]["ci95"] == pytest.approx([ref.low, ref.high], abs=1e-9)
-
-
-def test_the_arms_verdict_gives_intervals_and_says_where_they_bound_a_minimal_difference():
-    from finetune.results import arms_verdict
-
-    def arm(label: str, ynat: float, nli: float, spread: float) -> list[dict]:
-        return [_run("ynat", label, {"macro_f1": ynat}, {"macro_f1": spread}, [1, 2, 3]),
-                _run("nli", label, {"accuracy": nli}, {"accuracy": 3.0}, [1, 2, 3])]
-
-    # YNAT: Δ 0.1 with a tiny spread (bounded within ±1); NLI: Δ 10 with spread 3 (differs, not bounded)
-    table = build_table(arm("on", 60.0, 40.0, 0.1) + arm("off", 60.1, 50.0, 0.1), [("off", "on")])
-    (line,) = arms_verdict(table)
-    assert line.startswith("off − on: YNAT F1 +0.10 [") and "NLI Acc +10.00 [+3.2" in line
-    assert "Differs at p < 0.05 on: NLI Acc." in line
-    assert line.endswith("The 95 % interval lies within ±1 point on 1 of 2 tasks (YNAT F1).")
-    # a wider bound takes NLI in only when its interval fits: Δ 10 ± 6.8 does not fit ±5
-    assert arms_verdict(table, bound=5.0)[0].endswith("on 1 of 2 tasks (YNAT F1).")
-    assert arms_verdict(build_table(arm("on", 60.0, 40.0, 0.1))) == []  # no second arm, nothing to say
-
-
-def test_the_arms_verdict_says_how_much_of_a_difference_the_random_inits_show():
-    """An ablation's two vocabularies: the arms differ on NLI, and so do their random inits, by part of it."""
-    from finetune.results import arms_verdict
-
-    def row(label: str, nli: float, random_init: bool) -> dict:
-        return {**_run("nli", label, {"accuracy": nli}, {"accuracy": 1.0}, [1, 2, 3]), "random_init": random_init}
-
-    runs = [row("mecab", 50.0, False), row("none", 40.0, False), row("ri mecab", 38.0, True),
-            row("ri none", 34.0, True)]
-    table = build_table(runs, [("none", "mecab"), ("ri none", "ri mecab")],
-                        baseline_of={"mecab": "ri mecab", "none": "ri none"})
-    first, second = arms_verdict(table)
-    assert first.startswith("none − mecab: NLI Acc -10.00 [") and "Differs at p < 0.05 on: NLI Acc." in first
-    assert first.endswith("the random inits (the vocabulary alone) show NLI Acc -4.00 of -10.00.")
-    assert second.startswith("ri none − ri mecab: NLI Acc -4.00 [") and "vocabulary alone" not in second
-
-
-def test_the_arms_verdict_counts_bounds_only_where_an_arm_beat_its_random_init():
-    """MRC at 128 tokens: the arms at 0.05 and 0.00, both random inits at 0.00. Their interval is within ±1, but it
-    bounds nothing that pretraining did: the count leaves it out and the line says so. YNAT, learned by both
-    arms, is counted."""
-    from finetune.results import arms_verdict
-
-    def rows(label: str, ynat: float, mrc: float, random_init: bool) -> list[dict]:
-        return [{**_run("ynat", label, {"macro_f1": ynat}, {"macro_f1": 0.2}, [1, 2, 3]), "random_init": random_init},
-                {**_run("mrc", label, {"exact_match": 0.0, "rouge_w": mrc}, {"exact_match": 0.0, "rouge_w": mrc * 1.5},
-                        [1, 2, 3]), "random_init": random_init}]
-
-    runs = rows("on", 60.0, 0.05, False) + rows("off", 60.3, 0.0, False) + rows("ri on", 52.0, 0.0, True) + \
-        rows("ri off", 52.1, 0.0, True)
-    table = build_table(runs, [("off", "on"), ("ri off", "ri on")],
-                        baseline_of={"on": "ri on", "off": "ri off"})
-    first, second = arms_verdict(table)
-    assert "The 95 % interval lies within ±1 point on 1 of 1 tasks where an arm beat its random init (YNAT F1)." \
-        in first
-    assert first.endswith("Neither arm beat its random init on MRC ROUGE: the interval there bounds nothing that "
-                          "pretraining did.")
-    # between the random inits nothing is known about learning: every tested task counts (MRC, 0 against 0 with no
-    # spread, has no interval)
-    assert second.endswith("within ±1 point on 1 of 1 tasks (YNAT F1).")
+    assert [c.strip() for c in delta.strip("|").split("|")][1:4] == ["+20.00", "-5.00", "-2.00"]
+    assert "Multi-Bootstrap" in md
 
 
 def test_no_difference_row_without_a_random_init_run():
@@ -222,27 +135,32 @@ def test_ner_and_dp_dev_split_runs_are_marked_and_unpublished_columns_show_a_das
 
 
 def test_compare_adds_a_difference_row_between_two_arms(tmp_path, capsys):
-    runs = {"mecab": (70.0, 2.0), "none": (64.0, 2.0)}
+    """Two arms' NLI run folders with real predictions on the fixture's 30 evaluation pairs: the command line's
+    `--compare` row resamples them (Multi-Bootstrap), a 10-example gap at every seed is a clear difference."""
+    from testkit.verdict import write_run
+
     dirs = []
-    for label, (m, s) in runs.items():
-        d = tmp_path / label
-        d.mkdir()
-        (d / "metrics.json").write_text(json.dumps(
-            {**_run("ner", label, {"entity_macro_f1": m}, {"entity_macro_f1": s}, [1, 2, 3]), "random_init": False}))
-        dirs.append(str(d))
+    for label, right in (("mecab", {1: 25, 2: 24, 3: 25}), ("none", {1: 14, 2: 15, 3: 15})):
+        write_run(tmp_path / label, "nli", label, right)
+        dirs.append(str(tmp_path / label))
     main([str(tmp_path / "table"), *dirs, "--compare", "mecab,none"])
     table = json.loads((tmp_path / "table.json").read_text())
     (d,) = table["between_arms"]
     assert (d["model"], d["baseline"]) == ("mecab", "none") and table["vs_random_init"] == []
-    from scipy.stats import t
-
-    cell = d["cells"]["NER entity F1"]
-    assert cell["diff"] == 6.0 and cell["p"] == pytest.approx(2 * t.sf(6.0 / (8 / 3) ** 0.5, 4))
+    cell = d["cells"]["NLI Acc"]
+    assert cell["diff"] == pytest.approx(100 * (74 - 44) / 90) and cell["p"] < 0.01 and cell["ci95"][0] > 0
+    assert cell["replicates"] == [1, 1] and cell["runs"] == [3, 3] and table["evidence_problems"] == []
     assert any(line.startswith("| Δ mecab − none | ") for line in (tmp_path / "table.md").read_text().splitlines())
     capsys.readouterr()
     with pytest.raises(SystemExit):
         main([str(tmp_path / "t2"), *dirs, "--compare", "mecab,nonee"])
     assert "no run labelled 'nonee'" in capsys.readouterr().err
+    # a folder without its predictions is named under the table, and its cell is left untested
+    (tmp_path / "none" / "seed-2" / "predictions.jsonl").unlink()
+    main([str(tmp_path / "t3"), *dirs, "--compare", "mecab,none"])
+    md = (tmp_path / "t3.md").read_text()
+    assert "Not resampled (none, nli:" in md and "seed-2/predictions.jsonl: no predictions" in md
+    assert json.loads((tmp_path / "t3.json").read_text())["between_arms"][0]["cells"]["NLI Acc"]["p"] is None
 
 
 def test_compare_against_a_random_init_row_is_not_repeated():
@@ -297,7 +215,7 @@ def test_jglue_runs_get_jglue_columns_and_published_rows_only():
     assert table["published"]["XLM-R-base"] == {"JSTS Pearson": 87.7, "JSTS Spearman": 83.1, "JNLI Acc": 89.8,
                                                 "JSQuAD EM": None, "JSQuAD F1": None, "JCQA Acc": 68.7}
     (delta,) = table["vs_random_init"]
-    assert delta["cells"]["JNLI Acc"]["diff"] == 10.0 and delta["cells"]["JNLI Acc"]["p"] < 0.01
+    assert delta["cells"]["JNLI Acc"]["diff"] == 10.0 and delta["cells"]["JNLI Acc"]["p"] is None  # no evidence
     md = to_markdown(table)
     assert "JGLUE README" in md and "KLUE README" not in md
     assert next(line for line in md.splitlines() if line.startswith("| ja-tiny |")).count("†") == 1
@@ -414,3 +332,16 @@ def test_a_row_with_a_departure_is_marked_and_named_and_a_baseline_row_is_not():
     notes = build_table([short, old])["departure_notes"]
     assert notes[0].endswith(": RE: max length 128 (the model's positions; asked: 256).")
     assert notes[1].endswith(": STS: hyperparameters not recorded.")
+
+
+def test_mrc_on_korquad_data_is_marked_as_such():
+    """The shared folder's MRC file is KorQuAD 1.0 (no KLUE-MRC file could be obtained): a run on it is another
+    benchmark than the published KLUE-MRC column, and its row's footnote says so; a KLUE-MRC run is not marked."""
+    from finetune.results import run_departures
+
+    run = _run("mrc", "tiny", {"rouge_w": 20.0}, {"rouge_w": 1.0}, [1])
+    run["data"]["dev"] = "/data/klue/mrc/korquad-v1.0_dev.json"
+    assert run_departures(run)[-1].startswith("KorQuAD 1.0 data, not KLUE-MRC")
+    assert "KorQuAD 1.0 data, not KLUE-MRC" in to_markdown(build_table([run]))
+    run["data"]["dev"] = "/data/klue/mrc/klue-mrc-v1.1_dev.json"
+    assert not any("KorQuAD" in d for d in run_departures(run))

@@ -177,12 +177,18 @@ def test_runs_every_unit_records_scores_and_is_cached(tmp_path):
                 assert json.loads((unit / "metrics.json").read_text())["total_steps"] == 3
                 assert "train_seconds" in json.loads((unit / "timing.json").read_text())
                 assert "train_seconds" not in (unit / "metrics.json").read_text()  # timings kept apart
-        floor = meta["tasks"][task]["floor"]  # the TF-IDF floor on the same split
-        assert metric in floor["mean"] and floor["method"].startswith("TF-IDF")
-        assert (out.path / task / "floor" / "predictions.jsonl").is_file()
+        floor = meta["tasks"][task]["floor:no-model"]  # the TF-IDF floor on the same split
+        assert metric in floor["mean"] and floor["method"].startswith("TF-IDF") and not floor["reads_gold"]
+        assert (out.path / task / "floor-no-model" / "predictions.jsonl").is_file()
+        majority = meta["tasks"][task]["floor:majority"]  # and the constant of the training split's majority class
+        assert majority["label"] == "majority-class floor" and metric in majority["mean"]
     table = json.loads((out.path / "results.json").read_text())
-    assert list(table["ours"]) == ["pretrained", "random init", "floor"] and table["suites"] == ["klue"]
-    assert [d["model"] for d in table["vs_random_init"]] == ["pretrained", "floor"]
+    assert list(table["ours"]) == ["pretrained", "random init", "TF-IDF + LR floor", "majority-class floor"]
+    assert table["suites"] == ["klue"] and table["floors"] == ["TF-IDF + LR floor", "majority-class floor"]
+    # floors are not compared (the verdict names any at or above the model); the Δ row is resampled
+    (delta,) = table["vs_random_init"]
+    assert delta["model"] == "pretrained" and delta["cells"]["YNAT F1"]["runs"] == [2, 2]
+    assert table["evidence_problems"] == []
     assert (wd / "arms" / "default" / "finetune").resolve() == out.path
 
     again = _run(_recipe(tmp_path), wd)
@@ -268,3 +274,40 @@ def test_kill9_mid_stage_resumes_with_byte_identical_metrics(tmp_path):
     for unit, inode in kept.items():  # resumed, not retrained: the finished units' files were kept
         assert (done / unit / "metrics.json").stat().st_ino == inode, unit
     assert _unit_files(done) == reference
+
+
+def test_an_lr_grid_is_chosen_on_the_selection_split_per_task_and_init(tmp_path):
+    """`lr_grid`: every rate x seed runs; each (task, init) picks the rate whose seeds score best on the selection
+    split at their chosen checkpoints (recomputed here from the seeds' own histories), the table reports that
+    rate's runs, and the report shows the whole grid. klue-baseline, which chooses on the reported split, is
+    refused a grid."""
+    from finetune.stages.finetune import finetune_section
+    from pipeline.stage import ArmOutput
+
+    runner = _run(_recipe(tmp_path, {"tasks": ["nli"], "lr_grid": [1e-4, 5e-3], "floors": False}), tmp_path / "w")
+    out = runner.arm_stages["default"]["finetune"]
+    for init in ("pretrained", "random-init"):
+        grid = json.loads((out.path / "nli" / init / "grid.json").read_text())
+        rows = grid["grid"]
+        assert [r["learning_rate"] for r in rows] == [1e-4, 5e-3]
+        means = []
+        for r in rows:
+            values = []
+            for seed in (1, 2):
+                unit = out.path / "nli" / init / f"lr-{r['learning_rate']:g}" / f"seed-{seed}"
+                record = json.loads((unit / "metrics.json").read_text())
+                (at_best,) = [h for h in record["history"] if h["step"] == record["best_step"]]
+                assert at_best["split"] == "selection"
+                values.append(at_best["accuracy"])
+            means.append(sum(values) / len(values))
+            assert r["selection"] == pytest.approx(means[-1])
+        best = max(range(len(means)), key=lambda i: (means[i], -i))  # the first rate on a tie
+        assert grid["chosen"] == rows[best]["learning_rate"] and rows[best]["chosen"]
+        cell = out.manifest["meta"]["tasks"]["nli"][init]
+        assert cell["metrics"] == f"nli/{init}/lr-{grid['chosen']:g}/metrics.json" and cell["grid"] == rows
+        assert json.loads((out.path / cell["metrics"]).read_text())["hyperparams"]["learning_rate"] == grid["chosen"]
+    section = finetune_section([ArmOutput(("default",), out.path, out.manifest)])
+    assert section is not None and "Learning-rate grid" in section.markdown
+    assert section.markdown.count("| chosen |") == 2
+    with pytest.raises(RecipeError, match="lr_grid: protocol klue-baseline chooses on the reported split"):
+        load_recipe(_recipe(tmp_path, {"lr_grid": [1e-3], "protocol": "klue-baseline"}), registry=REG)

@@ -1,9 +1,9 @@
 """The Verdict at the top of the run report (and at the end of `klue run`): what the fine-tuning table and the
 pretraining curves conclude, in sentences, from constructed stage folders.
 
-What is checked: a win, a loss and a tie against random init are told apart by Welch's p of the table's Δ row
-(and "beat" needs a positive Δ); the no-model floor above the pretrained model is named; a task of generated
-data is marked (in the table too); the order-gain sentence on both sides of 0.5 nats; the section comes right
+What is checked: a win, a loss and an untested task against random init are told apart (the Multi-Bootstrap on
+real per-seed predictions, Holm's correction; tests/test_verdict.py has the statistics); a floor at or above the
+model is named; a task of generated data is marked (in the table too); the forest plot sits under the lines; the order-gain sentence on both sides of 0.5 nats; the section comes right
 under the header, before the problems and every other section, and a real Chromium shows it there; with
 nothing to conclude there is no section.
 """
@@ -16,51 +16,45 @@ from pathlib import Path
 
 import pytest
 
-from finetune.results import build_table, generated_note, to_markdown, verdict
+from finetune.results import build_table, to_markdown
 from finetune.stages.finetune import FinetuneStage, finetune_section
+from finetune.verdict import generated_note, verdict
 from pipeline.stage import ArmOutput
 from pretrain.stages.pretrain import PretrainStage
 
-# (task, init) -> main-metric mean and std over three seeds. Welch's p (ttest_ind_from_stats, n = 3 a side):
-# YNAT +20 -> 1.6e-05 (a win), STS -5 -> 0.015 (a loss), NLI -0.5 -> 0.57 and MRC +2 -> 0.46 (within noise).
-# Their 95 % intervals: diff ± t(0.975, df 4) * std * sqrt(2/3), e.g. YNAT 20 ± 2.7764 * 0.8165 = [17.73, 22.27].
-SCORES = {
-    ("ynat", "pretrained"): (60.0, 1.0), ("ynat", "random-init"): (40.0, 1.0), ("ynat", "floor"): (50.0, 0.0),
-    ("sts", "pretrained"): (25.0, 1.5), ("sts", "random-init"): (30.0, 1.5),
-    ("nli", "pretrained"): (36.0, 1.0), ("nli", "random-init"): (36.5, 1.0), ("nli", "floor"): (45.0, 0.0),
-    ("mrc", "pretrained"): (31.0, 3.0), ("mrc", "random-init"): (29.0, 3.0),
-}
-MAIN = {"ynat": "macro_f1", "sts": "pearsonr", "nli": "accuracy", "mrc": "rouge_w"}
-
-VERDICT = [
-    "Pretraining beat random init on 2 of 4 tasks (p < 0.05 on 1).",
-    "Beat random init (p < 0.05): YNAT F1 +20.00 [+17.73, +22.27] (p=1.6e-05).",
-    "Lost to random init (p < 0.05): STS r -5.00 [-8.40, -1.60] (p=0.015).",
-    "No significant difference from random init (p >= 0.05): NLI Acc -0.50 [-2.77, +1.77] (p=0.57), "
-    "MRC ROUGE § +2.00 [-4.80, +8.80] (p=0.46).",
-    "The no-model floor still scores above the pretrained model on NLI Acc (floor 45.00, pretrained 36.00).",
-    "§ generated data, not KLUE's (MRC ROUGE): these scores say nothing about KLUE.",
-]
+# (task, init) -> how many evaluation examples each seed gets right (testkit.verdict.write_run: real predictions
+# on the fixture's examples): YNAT 49 of 56 against 11 (a win), NLI 5 of 30 against 25 (a loss); MRC's rows are
+# summaries without predictions (untested) of a generated task; NLI's majority floor at 45 is above the model.
+RIGHT = {("ynat", "pretrained"): {1: 50, 2: 48, 3: 49}, ("ynat", "random-init"): {1: 10, 2: 12, 3: 11},
+         ("nli", "pretrained"): {1: 5, 2: 6, 3: 5}, ("nli", "random-init"): {1: 25, 2: 25, 3: 24}}
+MRC = {"pretrained": 31.0, "random-init": 29.0}
+FLOORS = {("nli", "floor:majority"): ("majority-class floor", 45.0), ("ynat", "floor:majority"):
+          ("majority-class floor", 3.57)}
 ORDER_YES = ("Order gain 2.31 nats at the end of pretraining (2.05M tokens; it first reached 0.5 at 1.02M): "
              "the model uses word order.")
 ORDER_NO = ("Order gain 0.12 nats at the end of pretraining (2.05M tokens), below 0.5: still in the MLM plateau, "
             "the model does not use word order yet.")
 
 
-def _finetune_folder(folder: Path, scores: dict[tuple[str, str], tuple[float, float]],
-                     generated: list[str]) -> dict:
-    """A finetune stage folder as the stage leaves it: a metrics.json per (task, init), the manifest's meta
-    pointing at them; returns the manifest."""
+def _finetune_folder(folder: Path, generated: list[str]) -> dict:
+    """A finetune stage folder as the stage leaves it: a run folder per (task, init) and per floor, the manifest's
+    meta pointing at their metrics.json; returns the manifest."""
+    from testkit.verdict import write_floor, write_run
+
     tasks: dict[str, dict] = {}
-    for (task, init), (mean, std) in scores.items():
-        seeds = [1] if init == "floor" else [1, 2, 3]
-        run = {"task": task, "label": init, "main_metric": MAIN[task], "mean": {MAIN[task]: mean},
-               "std": {MAIN[task]: std}, "seeds": seeds, "random_init": init == "random-init",
-               "floor": init == "floor", "data": {"split": "official", "n_train": 100, "n_eval": 50}}
-        path = folder / task / init / "metrics.json"
-        path.parent.mkdir(parents=True)
-        path.write_text(json.dumps(run), encoding="utf-8")
+    for (task, init), right in RIGHT.items():
+        write_run(folder / task / init, task, init, right, random_init=init == "random-init")
         tasks.setdefault(task, {})[init] = {"metrics": f"{task}/{init}/metrics.json"}
+    for init, score in MRC.items():
+        run = {"task": "mrc", "label": init, "main_metric": "rouge_w", "mean": {"rouge_w": score},
+               "std": {"rouge_w": 3.0}, "seeds": [1, 2, 3], "random_init": init == "random-init",
+               "data": {"split": "official", "n_train": 100, "n_eval": 50}}
+        (folder / "mrc" / init).mkdir(parents=True)
+        (folder / "mrc" / init / "metrics.json").write_text(json.dumps(run), encoding="utf-8")
+        tasks["mrc"] = {**tasks.get("mrc", {}), init: {"metrics": f"mrc/{init}/metrics.json"}}
+    for (task, key), (label, score) in FLOORS.items():
+        write_floor(folder / task / key.replace(":", "-"), task, label, score)
+        tasks[task][key] = {"metrics": f"{task}/{key.replace(':', '-')}/metrics.json"}
     manifest = {"stage": "finetune", "key": folder.name, "params": {"generated": generated},
                 "meta": {"tasks": tasks, "seeds": [1, 2, 3]}}
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -81,18 +75,32 @@ def _pretrain_folder(folder: Path, final_gain: float) -> dict:
     return manifest
 
 
-def test_the_fine_tuning_verdict_tells_wins_losses_and_noise_apart_and_names_the_floor(tmp_path):
+def test_the_fine_tuning_verdict_tells_wins_losses_and_untested_apart_and_names_the_floor(tmp_path):
     folder = tmp_path / "finetune" / "k1"
-    manifest = _finetune_folder(folder, SCORES, generated=["mrc"])
+    manifest = _finetune_folder(folder, generated=["mrc"])
     outputs = [ArmOutput(("default",), folder, manifest)]
-    assert FinetuneStage.verdict(outputs) == VERDICT
+    lines = FinetuneStage.verdict(outputs)
+    assert lines[0] == ("Pretraining beat random init on 1 of 2 tested tasks and lost on 1 (main metrics; "
+                        "Multi-Bootstrap, Holm's correction over these 2 tasks, p < 0.05; 1 beat at p < 0.05 before "
+                        "correction).")
+    assert lines[1].startswith("Beat random init: YNAT F1 +") and "(p=0.001, Holm 0.002)" in lines[1]
+    assert lines[2].startswith("Lost to random init: NLI Acc -64.44 [") and "(p=0.001, Holm 0.002)" in lines[2]
+    assert lines[3] == "Untested (no per-example predictions to resample): MRC ROUGE § +2.00."
+    assert lines[4].startswith("One pretraining run per arm")
+    assert lines[5] == "A floor scores at or above the model on: NLI Acc (majority-class floor 45.00 ≥ 17.78)."
+    assert lines[6] == "§ generated data, not KLUE's (MRC ROUGE): these scores say nothing about KLUE."
+    assert len(lines) == 7
 
-    # the table of the report's section marks the generated task's columns and says why under it
+    # the table of the report's section marks the generated task's columns and says why under it, and names the
+    # rows it could not resample; the verdict's forest plot has the one comparison
     section = finetune_section(outputs)
     assert section is not None
     header = next(line for line in section.markdown.splitlines() if line.startswith("| model |"))
     assert [c.strip() for c in header.strip("|").split("|") if "§" in c] == ["MRC EM §", "MRC ROUGE §"]
     assert "§ the task's data here is generated, not KLUE's (the embedded default's MRC and WoS)" in section.markdown
+    assert "Not resampled (pretrained, mrc:" in section.markdown
+    (figure,) = FinetuneStage.verdict_figures(outputs)
+    assert figure.name == "verdict-forest.png"
 
 
 def test_only_a_generated_task_that_ran_is_marked():
@@ -106,22 +114,20 @@ def test_only_a_generated_task_that_ran_is_marked():
         assert generated_note(table) is None
     table = build_table(runs, generated=["dst", "mrc"])
     assert table["generated"] == ["MRC EM", "MRC ROUGE"]
-    assert verdict(table, "pretrained", "random init")[1].startswith("Beat random init (p < 0.05): MRC ROUGE § +10.00")
+    assert verdict(table, "pretrained", "random init")[1] == ("Untested (no per-example predictions to resample): "
+                                                              "MRC ROUGE § +10.00.")
 
 
-def test_one_seed_is_untested_and_a_model_above_every_floor_is_said_so():
-    """With one seed the table has no p: no "beat", no "no significant difference"; and no floor above."""
-    runs = [{"task": "ynat", "label": label, "mean": {"macro_f1": m}, "std": {"macro_f1": 0.0}, "seeds": [1],
-             "random_init": label == "random init", "floor": label == "floor", "data": {}}
+def test_a_model_above_every_floor_is_said_so():
+    """A floor below the model on every task: one line; without a random-init row, only that line."""
+    runs = [{"task": "ynat", "label": label, "mean": {"macro_f1": m}, "std": {"macro_f1": 0.0},
+             "seeds": [] if label == "floor" else [1], "random_init": label == "random init",
+             "floor": label == "floor", "data": {}}
             for label, m in (("pretrained", 55.0), ("random init", 50.0), ("floor", 40.0))]
-    assert verdict(build_table(runs), "pretrained", "random init") == [
-        "Pretraining beat random init on 1 of 1 tasks (p < 0.05 on 0).",
-        "Untested against random init (one seed, or no spread over the seeds): YNAT F1 +5.00.",
-        "The pretrained model scores above the no-model floor on every task that has one (1).",
-    ]
-    # no random-init row: only what the floor says
+    assert verdict(build_table(runs), "pretrained", "random init")[-1] == (
+        "The model scores above every floor on every task that has one (1).")
     assert verdict(build_table(runs[::2]), "pretrained", None) == [
-        "The pretrained model scores above the no-model floor on every task that has one (1)."]
+        "The model scores above every floor on every task that has one (1)."]
 
 
 def test_the_pretraining_verdict_says_whether_the_model_uses_word_order(tmp_path):
@@ -149,7 +155,7 @@ def _workdir(tmp_path: Path, gain: float | None, finetune: bool = True) -> Path:
         (wd / "pretrain" / "p1" / "manifest.json").write_text(json.dumps(pre), encoding="utf-8")
     stages.append({"stage": "pretrain", "key": "p1", "status": "ran", "seconds": 1.0, "path": "pretrain/p1"})
     if finetune:
-        _finetune_folder(wd / "finetune" / "f1", SCORES, generated=["mrc"])
+        _finetune_folder(wd / "finetune" / "f1", generated=["mrc"])
         stages.append({"stage": "finetune", "key": "f1", "status": "ran", "seconds": 1.0, "path": "finetune/f1"})
     run = {"recipe": {"name": "verdict"}, "recipe_file": "r.yaml", "status": "done", "started": "s",
            "finished": "f", "klue_version": "0.1.0", "stages": ["pretrain", "finetune"],
@@ -176,8 +182,12 @@ def test_the_report_opens_with_the_verdict_and_klue_run_prints_it(tmp_path):
     # right under the header's bullet list (its last bullet and a blank line), before the problems
     assert lines[start - 2].startswith("- klue-pipeline ") and lines[start - 1] == ""
     body = lines[start + 2:lines.index("> **⚠ PROBLEMS: this run's accounting or stages need attention**")]
-    expected = [*VERDICT, ORDER_YES]  # the last stage first: fine-tuning, then pretraining
-    assert body == [f"- {line}" for line in expected] + [""]
+    verdict_lines = FinetuneStage.verdict([ArmOutput(("default",), wd / "finetune" / "f1",
+                                                     json.loads((wd / "finetune" / "f1" / "manifest.json").read_text()))])
+    expected = [*verdict_lines, ORDER_YES]  # the last stage first: fine-tuning, then pretraining
+    # the lines, then the forest plot under them
+    assert body[:len(expected)] == [f"- {line}" for line in expected]
+    assert any("report_files/verdict-forest.png" in line for line in body[len(expected):])
     assert [x[3:] for x in lines if x.startswith("## ")][:3] == ["Verdict", "Pretraining", "Fine-tuning"]
 
     assert build_verdict(wd, build_report(wd)) == expected
@@ -208,4 +218,5 @@ def test_a_real_browser_shows_the_verdict_first_under_the_header(tmp_path):
     assert facts["lead"] == ["H1", "UL"]
     first = facts["h2"][0]
     assert first["text"] == "Verdict"
-    assert first["body"].splitlines() == [*VERDICT, ORDER_YES]
+    assert first["body"].splitlines()[0].startswith("Pretraining beat random init on 1 of 2 tested tasks")
+    assert first["body"].splitlines()[-1] == ORDER_YES

@@ -48,6 +48,12 @@ class FinetuneParams(StageParams):
         "auto", description="official: train file -> dev; dev-split: a split of the dev file; auto: official if "
                             "a train file exists")
     eval_fraction: float = Field(0.2, gt=0, lt=1)
+    protocol: Literal["selection-split", "klue-baseline"] = Field(
+        "selection-split", description="where the checkpoint is chosen: selection-split, on a share of the training "
+                                       "examples (selection_fraction), never on the reported split; klue-baseline, "
+                                       "on the reported split itself, as KLUE-baseline's dev table (marked in tables)")
+    selection_fraction: float = Field(0.1, gt=0, lt=1, description="selection-split: the share of the training "
+                                      "examples, by the task's split key hash, that chooses the checkpoint")
     vs_random_init: bool = Field(False, description="also fine-tune fresh weights of the same shape, same seeds")
     max_train_examples: int | None = Field(None, ge=1, description="cap (a fixed guid-hash sample); marked ‡")
     max_eval_examples: int | None = Field(None, ge=1)
@@ -58,9 +64,20 @@ class FinetuneParams(StageParams):
                                           "read (pooling, ptr_values_only) reaches those tasks only")
     task_hyperparams: dict[str, dict[str, float | int | bool | str | None]] = Field(
         default_factory=dict, description="per task, after `hyperparams`: {sts: {epochs: 10}}")
-    floors: bool = Field(True, description="also score each task's floor on the same split (TF-IDF + LR / "
-                                           "ridge for sentence-level tasks, MRC's sliding window, DST's previous "
-                                           "state: finetune.floors)")
+    lr_grid: list[float] = Field(default_factory=list, description="learning rates to choose from on the "
+                                 "selection split: every rate is fine-tuned with every seed, for each task and "
+                                 "init, and each picks the rate with the best mean selection score (random init "
+                                 "picks its own); the table reports the pick, the report shows the whole grid. [] "
+                                 "keeps the one learning rate of `hyperparams`")
+    floors: bool = Field(True, description="also score each task's floors on the same split: the no-model one "
+                                           "(TF-IDF + LR / ridge for sentence-level tasks, MRC's sliding window, "
+                                           "DST's previous state) and the trivial ones (majority class, all-O, "
+                                           "right/left attach, no answer, ...: finetune.floors)")
+    equivalence_margin: float = Field(1.0, gt=0, description="points of a task's main metric within which two "
+                                      "rows are called equivalent (two one-sided tests, finetune.stats); ±1 is our "
+                                      "reading of the KLUE paper's 'minimal degradation'. In the stage's key, as "
+                                      "every param; `python -m finetune.results --margin` re-reads finished runs "
+                                      "at another")
     threads: int | None = Field(None, ge=1, description="torch threads (default: torch's)")
     generated: list[str] = Field(default_factory=list, description="tasks whose data here is generated, not "
                                  "KLUE's (the embedded default's MRC and WoS): marked in the tables and the verdict")
@@ -100,6 +117,11 @@ class FinetuneParams(StageParams):
                     check_task_hyperparam(task, key)
                 except ValueError as e:
                     raise ValueError(f"task_hyperparams.{name}.{key}: {e}") from None
+        if len(set(self.lr_grid)) != len(self.lr_grid) or any(lr <= 0 for lr in self.lr_grid):
+            raise ValueError(f"lr_grid: positive rates, each once (got {self.lr_grid})")
+        if self.lr_grid and self.protocol == "klue-baseline":
+            raise ValueError("lr_grid: protocol klue-baseline chooses on the reported split; a grid needs the "
+                             "selection split (protocol: selection-split)")
         if self.tasks and self.data_dir is None:
             raise ValueError("data_dir: required when tasks are named (the folder of the suite's files)")
         for name in list(self.task_data_dirs):
@@ -172,8 +194,10 @@ class FinetuneStage(Stage[FinetuneParams]):
 
     name = "finetune"
     # 2: KLUE-baseline's evaluation cadence and early stopping, RE probabilities unrounded; 3: the MRC floor no longer
-    # depends on the process's str hash seed (finetune.floors.sliding_window_answer)
-    version = "3"
+    # depends on the process's str hash seed (finetune.floors.sliding_window_answer); 4: the checkpoint is chosen on
+    # a selection split carved from the training examples, not on the reported split (`protocol`, issue 48), and
+    # each seed writes split.json; the trivial floors beside the no-model ones, each under `<task>/floor-<id>/`
+    version = "4"
     inputs = ("pretrain",)
     resumable = True
     input_paths = ("data_dir", "task_data_dirs.*")
@@ -211,9 +235,19 @@ class FinetuneStage(Stage[FinetuneParams]):
         return finetune_verdict(outputs)
 
     @classmethod
+    def verdict_figures(cls, outputs: list[ArmOutput]) -> list[Any]:
+        from finetune.verdict import forest_figure
+
+        built = suite_table(outputs)
+        figure = forest_figure(built[0]) if built is not None else None
+        return [figure] if figure is not None else []
+
+    @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         inits = INITS if params.get("vs_random_init") else INITS[:1]
-        units = [f"{t}/{i}/seed-{s}" for t in params.get("tasks", []) for i in inits for s in params.get("seeds", [])]
+        rates = params.get("lr_grid") or [None]
+        units = [f"{t}/{run_folder(i, lr)}/seed-{s}" for t in params.get("tasks", []) for i in inits for lr in rates
+                 for s in params.get("seeds", [])]
         done = [u for u in units if (partial / u / "metrics.json").is_file()]
         todo = [u for u in units if u not in done]
         return (f"{len(done)} of {len(units)} fine-tuning runs done"
@@ -223,15 +257,22 @@ class FinetuneStage(Stage[FinetuneParams]):
         p = ctx.params
         if not p.tasks:
             return {"tasks": "none (stages.finetune.tasks is empty: the run ends at the checkpoint)"}
-        from finetune.floors import FLOORS
+        from finetune.floors import floors_for
         from finetune.registry import get_task
 
         inits = INITS if p.vs_random_init else INITS[:1]
+        grid = len(p.lr_grid) or 1
         out: dict[str, Any] = {
             "runs": f"{len(p.tasks)} tasks x {len(inits)} init{'s' if len(inits) > 1 else ''} ({', '.join(inits)}) "
-                    f"x {len(p.seeds)} seeds = {len(p.tasks) * len(inits) * len(p.seeds)}, plus "
-                    f"{sum(t in FLOORS for t in p.tasks) if p.floors else 0} floors",
+                    + (f"x {grid} learning rates " if p.lr_grid else "")
+                    + f"x {len(p.seeds)} seeds = {len(p.tasks) * len(inits) * grid * len(p.seeds)}, plus "
+                    f"{sum(len(floors_for(t)) for t in p.tasks) if p.floors else 0} floors",
             "data": f"{p.data_dir} (split {p.split})",
+            "protocol": (f"selection-split: {p.selection_fraction:.0%} of the training examples (by the task's split "
+                         "key hash) choose the checkpoint; the reported split only scores it"
+                         if p.protocol == "selection-split" else
+                         "klue-baseline: the checkpoint is chosen on the reported split itself (KLUE-baseline's dev "
+                         "table; marked in the tables)"),
         }
         from finetune.data import _hf_dir, _official_file
         from finetune.tasks.base import departures
@@ -298,7 +339,7 @@ class FinetuneStage(Stage[FinetuneParams]):
             hf_logging.set_verbosity(verbosity)
 
     def _run(self, ctx: StageContext[FinetuneParams]) -> StageResult:
-        from finetune.floors import FLOORS, run_floor
+        from finetune.floors import floors_for, run_any_floor
         from finetune.results import write_results
         from finetune.trainer import run_finetune, seed_done
 
@@ -309,6 +350,7 @@ class FinetuneStage(Stage[FinetuneParams]):
         model_ref = f"{pre.name}/{pre.path.name}/{pre.meta.get('final_dir', 'final')}"
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         inits = INITS if p.vs_random_init else INITS[:1]
+        replicate = replicate_seed(ctx.arm)  # this arm's pretraining replicate, if the recipe made replicates
         # every task's data is read before the first run trains: a broken file fails in seconds
         try:
             jobs = [(name, *_task_data(str(ctx.out_dir), p, name)) for name in p.tasks]
@@ -316,11 +358,12 @@ class FinetuneStage(Stage[FinetuneParams]):
             # writes, so its files are the same bytes whichever process ran it (docs/experiments/2026-12-03-suite-
             # ablations.md, "Reproducibility"). Spawned, not forked: see `pipeline.parallel.ordered_map`.
             # (a resumed stage skips its finished runs here, before any process loads their data)
-            units = [{"params": p.model_dump(mode="json"), "task": name, "init": init, "seed": seed,
-                      "model_dir": str(model_dir), "out_dir": str(ctx.out_dir),
+            rates: list[float | None] = list(p.lr_grid) or [None]
+            units = [{"params": p.model_dump(mode="json"), "task": name, "init": init, "seed": seed, "lr": lr,
+                      "model_dir": str(model_dir), "out_dir": str(ctx.out_dir), "replicate": replicate,
                       "progress": processes(ctx.workers, p.threads) <= 1}
-                     for name in p.tasks for init in inits for seed in p.seeds
-                     if not seed_done(ctx.out_dir / name / init / f"seed-{seed}")]
+                     for name in p.tasks for init in inits for lr in rates for seed in p.seeds
+                     if not seed_done(ctx.out_dir / name / run_folder(init, lr) / f"seed-{seed}")]
             at_once = dataclasses.replace(ctx, workers=processes(ctx.workers, p.threads))
             for _ in at_once.map(_train_unit, units, desc="fine-tuning runs" if at_once.workers > 1 else None,
                                  start="spawn"):
@@ -331,24 +374,36 @@ class FinetuneStage(Stage[FinetuneParams]):
         run_dirs = []
         for name, task, hp, data in jobs:
             for init in inits:
-                out = ctx.out_dir / name / init
-                # every seed is done: this reads them back and writes the (task, init) summary
-                summary = run_finetune(task, model_dir, data, out, p.seeds, hp, max_steps=p.max_steps,
-                                       random_init=init == "random-init", save_model=False,
-                                       label="random init" if init == "random-init" else "pretrained",
-                                       progress=False, resume=True, model_ref=model_ref)
+                # every seed is done: this reads them back and writes each (task, init, rate) summary; with a
+                # grid, the rate the selection split prefers is the cell's (`choose_rate`)
+                summaries = {lr: run_finetune(task, model_dir, data, ctx.out_dir / name / run_folder(init, lr),
+                                              p.seeds, hp if lr is None else hp.replace(learning_rate=lr),
+                                              max_steps=p.max_steps, random_init=init == "random-init",
+                                              save_model=False,
+                                              label="random init" if init == "random-init" else "pretrained",
+                                              progress=False, resume=True, model_ref=model_ref,
+                                              pretrain_seed=replicate)
+                             for lr in rates}
+                lr, grid = choose_rate(ctx.out_dir / name / init, summaries, p.seeds, task.main_metric)
+                summary, folder = summaries[lr], f"{name}/{run_folder(init, lr)}"
                 meta.setdefault(name, {})[init] = {
                     "mean": summary["mean"], "std": summary["std"], "per_seed": summary["per_seed"],
                     "main_metric": summary["main_metric"], "split": data.source.get("split"),
                     "n_train": data.source.get("n_train"), "n_eval": data.source.get("n_eval"),
-                    "metrics": f"{name}/{init}/metrics.json"}
-                run_dirs.append(out)
-            if p.floors and name in FLOORS:
-                out = ctx.out_dir / name / "floor"
-                summary = run_floor(name, p.data_root(name), out, split=p.split, eval_fraction=p.eval_fraction,
-                                    max_eval=p.max_eval_examples, max_train=p.max_train_examples, label="floor")
-                meta[name]["floor"] = {"mean": summary["mean"], "method": summary["floor"]["method"],
-                                       "main_metric": summary["main_metric"], "metrics": f"{name}/floor/metrics.json"}
+                    "metrics": f"{folder}/metrics.json", **({"grid": grid} if grid else {})}
+                run_dirs.append(ctx.out_dir / folder)
+            for floor in floors_for(name) if p.floors else []:
+                # every floor of the task (finetune.floors: the no-model one, then the trivial ones), each a row of
+                # the table under its own label, on the examples the model was scored on
+                out = ctx.out_dir / name / f"floor-{floor}"
+                summary = run_any_floor(name, floor, p.data_root(name), out, split=p.split,
+                                        eval_fraction=p.eval_fraction, max_eval=p.max_eval_examples,
+                                        max_train=p.max_train_examples, protocol=p.protocol,
+                                        selection_fraction=p.selection_fraction)
+                meta[name][f"floor:{floor}"] = {
+                    "mean": summary["mean"], "label": summary["label"], "method": summary["floor"]["method"],
+                    "reads_gold": summary["floor"]["reads_gold"], "main_metric": summary["main_metric"],
+                    "metrics": f"{name}/floor-{floor}/metrics.json"}
                 run_dirs.append(out)
         write_results(ctx.out_dir / "results", run_dirs, generated=p.generated)
         return StageResult(meta={"tasks": meta, "seeds": p.seeds, "table": "results.md",
@@ -370,7 +425,8 @@ def _task_data(out_dir: str, p: FinetuneParams, name: str) -> tuple[Any, Any, An
         root = p.data_root(name)
         task = get_task(name, data_dir=root)
         data = load_task_data(task, root, split=p.split, eval_fraction=p.eval_fraction,
-                              max_train=p.max_train_examples, max_eval=p.max_eval_examples)
+                              max_train=p.max_train_examples, max_eval=p.max_eval_examples, protocol=p.protocol,
+                              selection_fraction=p.selection_fraction)
         _DATA[out_dir, name] = (task, hyperparams_for(p, name, task.defaults), data)
     return _DATA[out_dir, name]
 
@@ -390,57 +446,138 @@ def _train_unit(unit: dict[str, Any]) -> str:
     if not unit["progress"]:  # runs side by side: the stage's one bar, not every process's weight-loading bars
         hf_logging.disable_progress_bar()
     task, hp, data = _task_data(unit["out_dir"], p, unit["task"])
-    rel = f"{unit['task']}/{unit['init']}/seed-{unit['seed']}"
+    if unit["lr"] is not None:
+        hp = hp.replace(learning_rate=unit["lr"])
+    rel = f"{unit['task']}/{run_folder(unit['init'], unit['lr'])}/seed-{unit['seed']}"
     run_seed(task, Path(unit["model_dir"]), data, Path(unit["out_dir"]) / rel, unit["seed"], hp,
              max_steps=p.max_steps, random_init=unit["init"] == "random-init", save_model=False,
-             progress=unit["progress"], resume=True)
+             progress=unit["progress"], resume=True,
+             init_seed=unit["replicate"] if unit["init"] == "random-init" else None)
     return rel
+
+
+def run_folder(init: str, lr: float | None) -> str:
+    """A (init, learning rate) run's folder under its task's: `pretrained`, or with a grid `pretrained/lr-0.001`."""
+    return init if lr is None else f"{init}/lr-{lr:g}"
+
+
+def selection_score(folder: Path, seeds: list[int], metric: str) -> float | None:
+    """The mean over the seeds of the main metric on the selection split at each seed's chosen checkpoint (the
+    score that chose it: its history entry at `best_step`); None where no seed has one."""
+    import json
+    import math
+
+    values = []
+    for seed in seeds:
+        record = json.loads((folder / f"seed-{seed}" / "metrics.json").read_text(encoding="utf-8"))
+        at = [h.get(metric) for h in record.get("history", []) if h.get("step") == record.get("best_step")]
+        if at and at[0] is not None and math.isfinite(at[0]):
+            values.append(float(at[0]))
+    return sum(values) / len(values) if values else None
+
+
+def choose_rate(folder: Path, summaries: dict[float | None, dict[str, Any]], seeds: list[int], metric: str
+                ) -> tuple[float | None, list[dict[str, Any]]]:
+    """The grid's pick for one (task, init): the rate with the best mean selection score (`selection_score`; the
+    first in grid order on a tie), and every rate's selection and reported scores (the whole grid, written to
+    `folder/grid.json` and shown by the report). Without a grid: (None, [])."""
+    from finetune.data import write_json
+
+    if list(summaries) == [None]:
+        return None, []
+    grid = [{"learning_rate": lr, "selection": selection_score(folder / f"lr-{lr:g}", seeds, metric),
+             "reported": s["mean"].get(metric), "metrics": f"lr-{lr:g}/metrics.json"} for lr, s in summaries.items()]
+    best = max(range(len(grid)), key=lambda i: (grid[i]["selection"] is not None,
+                                                 grid[i]["selection"] or 0.0, -i))
+    for i, row in enumerate(grid):
+        row["chosen"] = i == best
+    write_json(folder / "grid.json", {"chosen": grid[best]["learning_rate"], "metric": metric,
+                                      "by": "mean over the seeds of the selection split's score at each seed's chosen "
+                                            "checkpoint", "grid": grid})
+    return grid[best]["learning_rate"], grid
+
+
+# The variant `pipeline.recipe` makes of `stages.pretrain.seeds` (`PretrainStage.replicates`: "<stage>_<param>")
+REPLICATE_VARIANT = "pretrain_seed"
+
+
+def replicate_seed(arm: dict[str, str]) -> int | None:
+    """The pretraining replicate an arm is (its `pretrain_seed` value), or None: the arm's only pretraining run.
+    A replicate's random init draws its weights from this seed, so the random-init row has as many inits as the
+    pretrained row has pretraining runs."""
+    value = arm.get(REPLICATE_VARIANT)
+    return None if value is None else int(value)
+
+
+def row_arm(output: ArmOutput) -> str:
+    """The table row an output belongs to: its arm's name without the replicate (`pii=on,pretrain_seed=2` ->
+    `pii=on`; `pretrain_seed=2` alone -> `default`): replicates of one arm are one row."""
+    names = [",".join(part for part in arm.split(",") if not part.startswith(f"{REPLICATE_VARIANT}="))
+             for arm in output.arms]
+    return ", ".join(dict.fromkeys(n or "default" for n in names))
 
 
 def _row_label(init: str, arms: str, several: bool) -> str:
     name = arms if several else "pretrained"
     if init == "pretrained":
         return name
-    if init == "random-init":
-        return f"random init ({arms})" if several else "random init"
-    return "floor"
+    return f"random init ({arms})" if several else "random init"
+
+
+# suite_table's results by the outputs' folders and labels: the report asks for the table three times (section,
+# verdict, forest plot), and a finished stage folder never changes (its name is its key)
+_TABLES: dict[tuple[tuple[str, str], ...], tuple[dict[str, Any], list[dict[str, Any]]] | None] = {}
 
 
 def suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """The suite's table across arms (`finetune.results.build_table`) and the runs it was built from: each arm's
-    pretrained row, its random-init row, the floor (once: it depends on the data only), Δ between the first arm
-    and each other one, between the arms' random inits, and of each arm against its own random init. One table
-    for the report's section and its verdict, so the two always show the same numbers. None without tasks."""
+    """`_suite_table`, computed once per set of stage folders in a process."""
+    key = tuple((str(o.path), o.label) for o in outputs)
+    if key not in _TABLES:
+        _TABLES[key] = _suite_table(outputs)
+    return _TABLES[key]
+
+
+def _suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The suite's table across arms (`finetune.results.table_of`) and the runs it was built from: each arm's
+    pretrained row, its random-init row, the floors (once each: they depend on the data only; rows under their own
+    labels), Δ between the first arm and each other one, between the arms' random inits, and of each arm against
+    its own random init, at the first arm's `equivalence_margin`. One table for the report's section and its
+    verdict, so the two always show the same numbers. None without tasks."""
     import json
 
-    from finetune.results import build_table
+    from finetune.results import MINIMAL_POINTS, table_of
 
     outputs = [o for o in outputs if o.meta.get("tasks")]
     if not outputs:
         return None
-    several = len(outputs) > 1
-    runs: list[dict[str, Any]] = []
-    floors_seen: set[str] = set()
+    arms = list(dict.fromkeys(row_arm(o) for o in outputs))
+    several = len(arms) > 1
+    runs: list[tuple[dict[str, Any], Path]] = []
+    floors_seen: set[tuple[str, str]] = set()
     for o in outputs:
         for task, inits in o.meta["tasks"].items():
             for init, cell in inits.items():
-                if init == "floor":
-                    if task in floors_seen:
+                path = o.path / cell["metrics"]
+                run = json.loads(path.read_text(encoding="utf-8"))
+                if init.startswith("floor"):
+                    if (task, init) in floors_seen:
                         continue  # data only: the same for every arm
-                    floors_seen.add(task)
-                run = json.loads((o.path / cell["metrics"]).read_text(encoding="utf-8"))
-                run["label"] = _row_label(init, o.label, several)
-                runs.append(run)
-    labels = list(dict.fromkeys(_row_label("pretrained", o.label, several) for o in outputs))
+                    floors_seen.add((task, init))
+                else:  # a replicate's runs join its arm's row (`pretrain_seed` in their metrics.json)
+                    run["label"] = _row_label(init, row_arm(o), several)
+                runs.append((run, path.parent))
+    labels = list(dict.fromkeys(_row_label("pretrained", arm, several) for arm in arms))
     pairs = [(a, labels[0]) for a in labels[1:]]
     # and the arms' random inits against each other: what the vocabulary alone does, before any pretraining
-    seen = {run["label"] for run in runs}
-    randoms = [r for r in dict.fromkeys(_row_label("random-init", o.label, several) for o in outputs) if r in seen]
+    seen = {run["label"] for run, _ in runs}
+    randoms = [r for r in dict.fromkeys(_row_label("random-init", arm, several) for arm in arms) if r in seen]
     pairs += [(r, randoms[0]) for r in randoms[1:]]
     # each arm against the random init of its own vocabulary, not the other arms'
-    own = {_row_label("pretrained", o.label, several): _row_label("random-init", o.label, several) for o in outputs}
-    generated = {t for o in outputs for t in (o.manifest.get("params") or {}).get("generated") or []}
-    return build_table(runs, pairs, baseline_of=own, generated=generated), runs
+    own = {_row_label("pretrained", arm, several): _row_label("random-init", arm, several) for arm in arms}
+    params = [o.manifest.get("params") or {} for o in outputs]
+    generated = {t for p in params for t in p.get("generated") or []}
+    margin = float(params[0].get("equivalence_margin") or MINIMAL_POINTS)
+    return table_of(runs, pairs, baseline_of=own, generated=generated, margin=margin), [r for r, _ in runs]
 
 
 def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
@@ -454,42 +591,63 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
     if built is None:
         return None
     table, runs = built
-    md = ["Official metrics of each task, mean ± std over the seeds (each seed a separate fine-tuning run). Δ rows: "
-          "difference of the means [95 % interval] with Welch's two-sided p. The floor uses no model "
+    md = ["Official metrics of each task, mean ± std over the runs (each seed a separate fine-tuning run; with "
+          "several pretraining runs, every pretraining x fine-tuning seed). Δ rows: the Multi-Bootstrap's difference "
+          "[95 % interval] (p, Holm's adjusted p) on each task's main metric. The floors train no network "
           "(finetune/floors.py).", "",
-          to_markdown(table)]
+          to_markdown(table), *grid_markdown(outputs)]
     present = {run["task"] for run in runs}
     tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
     main = {t: ALL_TASKS[t].main_metric for t in tasks}
-    series: dict[str, list[float | None]] = {}
-    errors: dict[str, list[float | None]] = {}
-    for run in runs:
-        vals = series.setdefault(run["label"], [None] * len(tasks))
-        errs = errors.setdefault(run["label"], [None] * len(tasks))
-        i = tasks.index(run["task"])
-        vals[i], errs[i] = run["mean"].get(main[run["task"]]), run["std"].get(main[run["task"]])
+    column = {t: next(c.title for c in ALL_TASKS[t].columns if c.metric == main[t]) for t in tasks}
+    # the table's cells: a row's replicates are one cell (mean and std over every run)
+    series = {label: [(row.get(column[t]) or {}).get("mean") for t in tasks] for label, row in table["ours"].items()}
+    errors = {label: [(row.get(column[t]) or {}).get("std") for t in tasks] for label, row in table["ours"].items()}
     fig = Figure("finetune.png", bars([f"{t}\n{main[t]}" for t in tasks], series, errors=errors,
                                       ylabel="score (main metric)"),
                  "Every task's main metric per row of the table (error bars: std over seeds).")
     return ReportSection("Fine-tuning", "\n".join(md), [fig])
 
 
+def grid_markdown(outputs: list[ArmOutput]) -> list[str]:
+    """The whole learning-rate grid of every arm (`lr_grid`): per task, init and rate, the mean selection score
+    that chose (or did not choose) it and the reported score, which chose nothing; empty without a grid."""
+    from pipeline.plots import md_table
+
+    rows = []
+    for o in outputs:
+        for task, inits in (o.meta.get("tasks") or {}).items():
+            for init, cell in inits.items():
+                for g in cell.get("grid") or []:
+                    rows.append([o.label, task, init, f"{g['learning_rate']:g}",
+                                 "–" if g["selection"] is None else f"{g['selection']:.2f}",
+                                 "–" if g["reported"] is None else f"{g['reported']:.2f}",
+                                 "chosen" if g["chosen"] else ""])
+    if not rows:
+        return []
+    return ["", "Learning-rate grid: each (task, init) picks the rate with the best mean score on its selection "
+            "split (carved from train; the reported split chose nothing). Every rate's reported score is shown "
+            "too, for the record.", "",
+            *md_table(["arm", "task", "init", "lr", "selection (main metric)", "reported (main metric)", ""], rows)]
+
+
 def finetune_verdict(outputs: list[ArmOutput]) -> list[str]:
-    """Per arm, what its row of the suite's table says against its own random init and the no-model floor
-    (`finetune.results.verdict`, on each task's main metric), and the footnote of the generated tasks."""
-    from finetune.results import arms_verdict, generated_note, verdict
+    """Per arm, what its row of the suite's table says against its own random init and the floors
+    (`finetune.verdict.verdict`, on each task's main metric), then between the arms, and the footnote of the
+    generated tasks."""
+    from finetune.verdict import arms_verdict, generated_note, verdict
 
     built = suite_table(outputs)
     if built is None:
         return []
     table, _ = built
-    outputs = [o for o in outputs if o.meta.get("tasks")]
-    several = len(outputs) > 1
+    arms = list(dict.fromkeys(row_arm(o) for o in outputs if o.meta.get("tasks")))
+    several = len(arms) > 1
     rows, lines = set(table["ours"]), []
-    for o in outputs:
-        baseline = _row_label("random-init", o.label, several)
-        found = verdict(table, _row_label("pretrained", o.label, several), baseline if baseline in rows else None)
-        lines += [f"{o.label}: {line}" if several else line for line in found]
+    for arm in arms:
+        baseline = _row_label("random-init", arm, several)
+        found = verdict(table, _row_label("pretrained", arm, several), baseline if baseline in rows else None)
+        lines += [f"{arm}: {line}" if several else line for line in found]
     lines += arms_verdict(table)
     note = generated_note(table)
     return lines + [note] if lines and note else lines

@@ -11,12 +11,13 @@ batches and processes), so `predictions` must skip that value. Multiple-choice t
 feature per question whose `input_ids` / `attention_mask` hold one token list per choice (`MultipleChoiceCollator`
 pads them to (batch, choices, tokens)); their outputs are (batch, choices) logits.
 
-Imports run one way: this module uses `finetune.records` and `finetune.encoders` (leaves) and nothing else of
-the framework. Each task class declares what reports need to know about it as its `entry` (a `TaskEntry`: title,
-metric names, main metric, results-table columns with the published scores), beside `compute_metrics`, which
-returns those metrics; `finetune.registry` maps names to the classes and reads `entry` from them. A task module
-therefore stays light to import (heavy libraries load inside methods): `klue finetune --help` and the results
-tables import every task module of a suite.
+Imports run one way: this module uses `finetune.records` and `finetune.encoders` (leaves; and the leaf
+`finetune.example_stats` for a type) and nothing else of the framework. Each task class declares what reports
+need to know about it as its `entry` (a `TaskEntry`: title, metric names, main metric, results-table columns
+with the published scores), beside `compute_metrics`, which returns those metrics; `finetune.registry` maps
+names to the classes and reads `entry` from them. A task module therefore stays light to import (heavy
+libraries load inside methods): `klue finetune --help` and the results tables import every task module of a
+suite.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from pipeline.hardware import MixedPrecision
 if TYPE_CHECKING:
     import numpy as np
     import torch
+
+    from finetune.example_stats import ExampleStats
 
 __all__ = ["IGNORE_INDEX", "POOLINGS", "SENTENCE_HEAD_TASKS", "ClassificationTask", "DataError", "DataFiles",
            "Example", "Feature", "Hyperparams", "MultipleChoiceCollator", "Task", "check_hyperparams", "departures",
@@ -333,6 +336,15 @@ class Task(ABC):
     @abstractmethod
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         """Metrics for predictions aligned with gold examples (same order, same guids)."""
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Per-example sufficient statistics of the main metric (`finetune.example_stats`), for predictions
+        aligned with gold examples as in `compute_metrics`: `stats.total()` is `compute_metrics(...)[main_metric]`
+        and `stats.score(W @ stats.values)` its value on the examples repeated W[i] times, so a bootstrap over
+        evaluation examples is one matrix product. None (this default): the task gives none, and a resample
+        is scored by `compute_metrics` on the repeated lists. A subclass that changes `entry.main_metric` must
+        override this; the tasks here return None for a main metric they were not written for."""
+        return None
 
 
 class ClassificationTask(Task):

@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from finetune.metrics import dp_las_macro_f1, dp_las_micro_f1, dp_uas_macro_f1, dp_uas_micro_f1
+from finetune.example_stats import ExampleStats, macro_f1_stats, per_class_counts
+from finetune.metrics import _las_classes, dp_las_macro_f1, dp_las_micro_f1, dp_uas_macro_f1, dp_uas_micro_f1
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, read_tsv_sentences, require
 from finetune.tasks.base import IGNORE_INDEX, DataFiles, Hyperparams, Task, klue_published, load_encoder
 
@@ -54,6 +55,12 @@ def _as_int(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
     return None
+
+
+def _heads_and_labels(preds: list[dict], golds: list[Example]) -> tuple[list, list, list, list]:
+    """Predicted and gold heads, predicted and gold DEPREL ids, one list per sentence: what the metrics read."""
+    return ([p["heads"] for p in preds], [g["heads"] for g in golds],
+            [[_DEP[d] for d in p["deprels"]] for p in preds], [g["deprels"] for g in golds])
 
 
 class DpCollator:
@@ -262,12 +269,20 @@ class DpTask(Task):
                                 f"{n} eojeols (heads are 0..{n}, 0 = ROOT)")
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
-        ph = [p["heads"] for p in preds]
-        gh = [g["heads"] for g in golds]
-        pl = [[_DEP[d] for d in p["deprels"]] for p in preds]
-        gl = [g["deprels"] for g in golds]
+        ph, gh, pl, gl = _heads_and_labels(preds, golds)
         return {"uas_macro_f1": dp_uas_macro_f1(ph, gh), "las_macro_f1": dp_las_macro_f1(ph, gh, pl, gl),
                 "uas_micro_f1": dp_uas_micro_f1(ph, gh), "las_micro_f1": dp_las_micro_f1(ph, gh, pl, gl)}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """LAS macro F1: each word's (gold, predicted) class after the "others" merge and the wrong-head filler
+        (`finetune.metrics._las_classes`), counted per sentence and class; a class enters the mean where it
+        occurs in gold or predictions of the resample (sklearn's label set, zero_division 0)."""
+        if self.main_metric != "las_macro_f1":
+            return None
+        ph, gh, pl, gl = _heads_and_labels(preds, golds)
+        gold, pred = _las_classes(ph, gh, pl, gl)
+        sentence = np.repeat(np.arange(len(gh)), [len(h) for h in gh])
+        return macro_f1_stats(*per_class_counts(gold, pred, np.union1d(gold, pred).tolist(), sentence, len(gh)))
 
     # KLUE's "UAS" / "LAS" are the macro-F1 variants, the ones `run_all.sh` selects checkpoints on.
     entry = TaskEntry("Dependency parsing (KLUE-DP, eojeol level)",

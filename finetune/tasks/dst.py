@@ -49,7 +49,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from finetune.encoders import hidden_dropout
-from finetune.metrics import dst_scores
+from finetune.example_stats import ExampleStats, mean_stats
+from finetune.metrics import dst_scores, wos_turn_f1
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json_list, require
 from finetune.tasks.base import DataFiles, Hyperparams, Task, klue_published, load_encoder
 
@@ -339,6 +340,12 @@ class DstTask(Task):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return dst_scores([p["state"] for p in preds], [g["state"] for g in golds])
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """The official "slot micro F1" is the mean over user turns of each turn's F1: one score per turn."""
+        if self.main_metric != "slot_micro_f1":
+            return None
+        return mean_stats([wos_turn_f1(g["state"], p["state"]) for p, g in zip(preds, golds, strict=True)])
 
     entry = TaskEntry("Dialogue state tracking (WoS, TRADE-style generator)", ("joint_goal_acc", "slot_micro_f1"),
                       "slot_micro_f1", columns=(

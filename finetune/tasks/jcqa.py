@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from finetune.example_stats import ExampleStats, accuracy_stats
 from finetune.metrics import accuracy
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
 from finetune.tasks.base import DataFiles, Hyperparams, MultipleChoiceCollator, multiple_choice
@@ -99,6 +100,12 @@ class JCommonsenseQaTask(JsonLinesTask):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return {"accuracy": accuracy([p["label"] for p in preds], [g["label"] for g in golds])}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Accuracy: one correct flag per question."""
+        if self.main_metric != "accuracy":
+            return None
+        return accuracy_stats([p["label"] == g["label"] for p, g in zip(preds, golds, strict=True)])
 
     entry = TaskEntry("Commonsense QA, 5-way multiple choice (JGLUE JCommonsenseQA)", ("accuracy",), "accuracy",
                       columns=(

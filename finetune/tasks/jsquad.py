@@ -49,7 +49,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from finetune.metrics import jsquad_scores
+from finetune.example_stats import ExampleStats, mean_stats
+from finetune.metrics import jsquad_em_and_f1, jsquad_scores
 from finetune.records import Column, DataError, Example, Feature, TaskEntry
 from finetune.tasks.base import DataFiles, Hyperparams
 from finetune.tasks.jglue import jglue_published
@@ -80,6 +81,13 @@ class JsquadTask(MrcTask):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         return jsquad_scores([p["answer"] for p in preds], [[a["text"] for a in g["answers"]] for g in golds])
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Character F1 is the mean over questions of each question's F1 (`jsquad_scores`)."""
+        if self.main_metric != "f1":
+            return None
+        return mean_stats([jsquad_em_and_f1(p["answer"], [a["text"] for a in g["answers"]])[1]
+                           for p, g in zip(preds, golds, strict=True)])
 
     # No XLM-R scores: JGLUE's table has none for JSQuAD ("excluded from the JSQuAD evaluation").
     entry = TaskEntry("Extractive QA, all answerable (JGLUE JSQuAD)", ("exact_match", "f1"), "f1", columns=(

@@ -64,7 +64,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from finetune.metrics import mrc_scores
+from finetune.example_stats import ExampleStats, mean_stats
+from finetune.metrics import mrc_em_and_rouge_w, mrc_scores
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, load_json, require
 from finetune.tasks.base import DataFiles, Hyperparams, Task, _auto_model, klue_published
 
@@ -347,6 +348,13 @@ class MrcTask(Task):
             forced = mrc_scores([p["best_span"] for p in preds], answers)
             out["exact_match_forced"], out["rouge_w_forced"] = forced["exact_match"], forced["rouge_w"]
         return out
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """ROUGE-W is the plain mean over questions of each question's score (`mrc_scores`)."""
+        if self.main_metric != "rouge_w":
+            return None
+        return mean_stats([mrc_em_and_rouge_w(p["answer"], [a["text"] for a in g["answers"]])[1]
+                           for p, g in zip(preds, golds, strict=True)])
 
     entry = TaskEntry("Machine reading comprehension (KLUE-MRC, spans + unanswerable)", ("exact_match", "rouge_w"),
                       "rouge_w", columns=(

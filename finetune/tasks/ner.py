@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from finetune.example_stats import ExampleStats, fixed_macro_f1_stats, macro_f1_stats, per_class_counts
 from finetune.metrics import ner_char_macro_f1, ner_entity_macro_f1
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, read_tsv_sentences, require
 from finetune.tasks.base import IGNORE_INDEX, DataFiles, Hyperparams, Task, klue_published, token_classifier
@@ -45,6 +46,7 @@ from finetune.tasks.base import IGNORE_INDEX, DataFiles, Hyperparams, Task, klue
 # KLUE-baseline's label order (`KlueNERProcessor.get_labels`). The HF `klue`/`ner` copy uses B-DT, I-DT, B-LC, ...
 NER_LABELS = ["B-PS", "I-PS", "B-LC", "I-LC", "B-OG", "I-OG", "B-DT", "I-DT", "B-TI", "I-TI", "B-QT", "I-QT", "O"]
 _INDEX = {name: i for i, name in enumerate(NER_LABELS)}
+ENTITY_TYPES = sorted({name[2:] for name in NER_LABELS if name != "O"})
 
 
 def _inside(tag: str) -> str:
@@ -65,6 +67,34 @@ def fill_spaces(text: str, tags: list[str]) -> list[str]:
         nxt = next((out[j] for j in range(i + 1, len(text)) if text[j] != " "), "O")
         out[i] = nxt if nxt.startswith("I-") and prev != "O" and prev[2:] == nxt[2:] else "O"
     return out
+
+
+def scored_tags(preds: list[dict], golds: list[Example]) -> tuple[list[list[str]], list[list[str]]]:
+    """Gold and predicted tag names per sentence, over its non-space characters: what the metrics score."""
+    gold_sents, pred_sents = [], []
+    for p, g in zip(preds, golds, strict=True):
+        keep = [i for i, ch in enumerate(g["text"]) if ch != " "]
+        gold_sents.append([NER_LABELS[g["tags"][i]] for i in keep])
+        pred_sents.append([p["tags"][i] for i in keep])
+    return gold_sents, pred_sents
+
+
+def entity_counts(pred_tags: list[list[str]], gold_tags: list[list[str]]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sentence and entity type (`ENTITY_TYPES`), the TP / FP / FN of `ner_entity_macro_f1`: entities as
+    seqeval extracts them (strict IOB2, `seqeval.scheme.Entities`), a TP an exact span and type on both sides.
+    Counting per sentence is exact: that metric puts an O between sentences, so no entity spans two."""
+    from seqeval.scheme import IOB2, Entities
+
+    gold, pred = Entities(gold_tags, IOB2).entities, Entities(pred_tags, IOB2).entities
+    column = {t: j for j, t in enumerate(ENTITY_TYPES)}
+    tp, fp, fn = (np.zeros((len(gold), len(ENTITY_TYPES))) for _ in range(3))
+    for i, (g, p) in enumerate(zip(gold, pred, strict=True)):
+        gs, ps = {e.to_tuple() for e in g}, {e.to_tuple() for e in p}
+        for counts, found in ((tp, gs & ps), (fp, ps - gs), (fn, gs - ps)):
+            for _, tag, _, _ in found:
+                counts[i, column[tag]] += 1
+    return tp, fp, fn
 
 
 class NerTask(Task):
@@ -192,17 +222,28 @@ class NerTask(Task):
 
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         """Entity macro F1 and character macro F1 (with and without O) over the non-space characters."""
-        gold_sents, pred_sents = [], []
-        for p, g in zip(preds, golds, strict=True):
-            keep = [i for i, ch in enumerate(g["text"]) if ch != " "]
-            gold_sents.append([NER_LABELS[g["tags"][i]] for i in keep])
-            pred_sents.append([p["tags"][i] for i in keep])
+        gold_sents, pred_sents = scored_tags(preds, golds)
         flat_gold = [t for s in gold_sents for t in s]
         flat_pred = [t for s in pred_sents for t in s]
         return {"entity_macro_f1": ner_entity_macro_f1(pred_sents, gold_sents),
                 "character_macro_f1": ner_char_macro_f1(flat_pred, flat_gold, NER_LABELS),
                 "character_macro_f1_without_o": ner_char_macro_f1(flat_pred, flat_gold, NER_LABELS,
                                                                   include_o=False)}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Character macro F1 (the main metric): per sentence, TP / FP / FN of each of the 13 labels over its
+        non-space characters; the label set is fixed and a label absent from the resample scores 1
+        (`ner_char_macro_f1`: zero_division=1). Entity macro F1, were it the main metric: `entity_counts`."""
+        gold_sents, pred_sents = scored_tags(preds, golds)
+        if self.main_metric == "entity_macro_f1":
+            return macro_f1_stats(*entity_counts(pred_sents, gold_sents))
+        if self.main_metric != "character_macro_f1":
+            return None
+        sentence = np.repeat(np.arange(len(gold_sents)), [len(s) for s in gold_sents])
+        flat_gold = [t for s in gold_sents for t in s]
+        flat_pred = [t for s in pred_sents for t in s]
+        return fixed_macro_f1_stats(*per_class_counts(flat_gold, flat_pred, NER_LABELS, sentence, len(golds)),
+                                    zero_division=1.0)
 
     # KLUE's "entity F1" / "char F1" are KLUE-baseline's `entity_macro_f1` / `character_macro_f1`; the char F1
     # without O is ours, beside them (no published scores).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from finetune.example_stats import ExampleStats, accuracy_stats
 from finetune.metrics import accuracy
 from finetune.records import Column, Example, TaskEntry, require
 from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams, klue_published
@@ -38,6 +39,13 @@ class NliTask(ClassificationTask):
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         p, g = self.gold_and_pred_indices(preds, golds)
         return {"accuracy": accuracy(p, g)}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Accuracy: one correct flag per pair (JNLI inherits it)."""
+        if self.main_metric != "accuracy":
+            return None
+        p, g = self.gold_and_pred_indices(preds, golds)
+        return accuracy_stats([a == b for a, b in zip(p, g, strict=True)])
 
     entry = TaskEntry("Natural language inference (KLUE-NLI)", ("accuracy",), "accuracy", columns=(
         Column("accuracy", "NLI Acc", klue_published(73.20, 77.33, 85.93, 77.17, 85.63, 81.63, 79.12, 84.97, 89.43)),))

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from finetune.example_stats import ExampleStats, micro_f1_stats, per_class_counts
 from finetune.metrics import re_auprc, re_micro_f1
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
 from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams, klue_published
@@ -160,6 +161,15 @@ class ReTask(ClassificationTask):
         else:
             out["auprc"] = None  # no probabilities given: AUPRC cannot be computed
         return out
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Micro F1 without `no_relation`: per pair, TP, predicted and gold relations (0 or 1 each)."""
+        if self.main_metric != "micro_f1":
+            return None
+        p, g = self.gold_and_pred_indices(preds, golds)
+        relations = [i for i, name in enumerate(self.labels) if name != "no_relation"]
+        tp, fp, fn = per_class_counts(g, p, relations)
+        return micro_f1_stats(tp.sum(axis=1), (tp + fp).sum(axis=1), (tp + fn).sum(axis=1))
 
     entry = TaskEntry("Relation extraction (KLUE-RE)", ("micro_f1", "auprc"), "micro_f1", columns=(
         Column("micro_f1", "RE F1", klue_published(57.88, 57.46, 58.39, 62.74, 62.85, 66.44, 60.85, 66.66, 69.59)),

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from finetune.example_stats import ExampleStats, pearson_stats
 from finetune.metrics import pearson_r, sts_binary_f1
 from finetune.records import Column, DataError, Example, Feature, TaskEntry, require
 from finetune.tasks.base import DataFiles, Hyperparams, Task, klue_published, sequence_classifier
@@ -61,6 +62,12 @@ class StsTask(Task):
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         p, g = self.scores_and_labels(preds, golds)
         return {"pearsonr": pearson_r(p, g), "f1": sts_binary_f1(p, g)}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Pearson r from the sums of 1, x, y, x², y², xy (JSTS inherits it: its main metric is Pearson too)."""
+        if self.main_metric != "pearsonr":
+            return None
+        return pearson_stats(*self.scores_and_labels(preds, golds))
 
     entry = TaskEntry("Semantic textual similarity (KLUE-STS)", ("pearsonr", "f1"), "pearsonr", columns=(
         Column("pearsonr", "STS r", klue_published(84.66, 89.16, 92.97, 88.61, 92.46, 90.85, 90.50, 92.41, 93.37)),

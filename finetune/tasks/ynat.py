@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from finetune.example_stats import ExampleStats, macro_f1_stats, per_class_counts
 from finetune.metrics import macro_f1
 from finetune.records import Column, Example, TaskEntry, require
 from finetune.tasks.base import ClassificationTask, DataFiles, Hyperparams, klue_published
@@ -33,6 +34,13 @@ class YnatTask(ClassificationTask):
     def compute_metrics(self, preds: list[dict], golds: list[Example]) -> dict[str, Any]:
         p, g = self.gold_and_pred_indices(preds, golds)
         return {"macro_f1": macro_f1(p, g)}
+
+    def main_metric_stats(self, preds: list[dict], golds: list[Example]) -> ExampleStats | None:
+        """Macro F1: per example, TP / FP / FN of each topic; a topic enters the mean where it occurs."""
+        if self.main_metric != "macro_f1":
+            return None
+        p, g = self.gold_and_pred_indices(preds, golds)
+        return macro_f1_stats(*per_class_counts(g, p, range(len(self.labels))))
 
     entry = TaskEntry("Topic classification (YNAT, title only)", ("macro_f1",), "macro_f1", columns=(
         Column("macro_f1", "YNAT F1", klue_published(81.55, 83.52, 86.06, 84.58, 84.59, 85.49, 84.30, 85.12, 86.42)),))

@@ -32,6 +32,7 @@ class PretrainStage(Stage[PretrainParams]):
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
+    replicates = ("seeds", "seed")  # `seeds: [1, 2, 3]`: three pretraining runs, one arm each (pipeline.recipe)
 
 
     @classmethod
@@ -133,7 +134,7 @@ class PretrainStage(Stage[PretrainParams]):
         precision = p.resolved_precision()
         out["precision"] = f"{precision.name} ({precision.why})"
         if p.deepspeed is not None:  # planned for GPUs, where `auto` is bf16, whatever this machine is
-            cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": ctx.seed,
+            cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": run_seed(ctx),
                                               "encode_dir": "", "tokenizer_dir": "", "out_dir": ""})
             out["deepspeed"] = deepspeed_config(cfg, "bf16" if p.mixed_precision == "auto" else precision.accelerate)
         return out
@@ -149,7 +150,7 @@ class PretrainStage(Stage[PretrainParams]):
         p = ctx.params
         precision = p.resolved_precision()  # what the key holds: the loop trains in it wherever it runs
         cfg = TrainConfig.model_validate({
-            **p.model_dump(), "max_steps": resolve_steps(ctx, p), "seed": ctx.seed,
+            **p.model_dump(), "max_steps": resolve_steps(ctx, p), "seed": run_seed(ctx),
             "encode_dir": str(ctx.inputs["encode"].path), "tokenizer_dir": str(tokenizer_dir(ctx)),
             "out_dir": str(ctx.out_dir), "precision": precision.name, "precision_why": precision.why})
         cfg_path = ctx.out_dir / "train_config.json"
@@ -315,6 +316,11 @@ def _planned_vocab_size(ctx: StageContext[PretrainParams]) -> int:
     if vocab is None or not hasattr(vocab, "vocab_size"):
         raise ValueError("no vocab stage params in the recipe to size the model from")
     return int(vocab.vocab_size)
+
+
+def run_seed(ctx: StageContext[PretrainParams]) -> int:
+    """The seed this pretraining run trains with: its own (a replicate's) or the recipe's."""
+    return ctx.params.seed if ctx.params.seed is not None else ctx.seed
 
 
 def resolve_steps(ctx: StageContext[PretrainParams], p: PretrainParams) -> int:

@@ -13,6 +13,7 @@ from pipeline.stage import Stage, StageContext, StageParams, StageResult
 
 class TinyPretrainParams(StageParams):
     seed: int = 0
+    seeds: list[int] = Field(default_factory=list)  # replicates, as the real stage's (`Stage.replicates`)
     hidden: int = Field(32, ge=8)
 
 
@@ -21,6 +22,7 @@ class TinyPretrainStage(Stage[TinyPretrainParams]):
 
     name = "pretrain"
     variant_field = "seed"
+    replicates = ("seeds", "seed")
 
     def run(self, ctx: StageContext[TinyPretrainParams]) -> StageResult:
         from testkit.finetune import fixture_texts
