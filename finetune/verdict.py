@@ -43,7 +43,8 @@ def _sorted(cells: list[tuple[str, dict[str, Any]]]) -> dict[str, list[tuple[str
 
 
 def _listing(table: dict[str, Any], cells: list[tuple[str, dict[str, Any]]]) -> str:
-    return ", ".join(f"{marked(table, c)} {delta_text(x)}" for c, x in cells)
+    return ", ".join(f"{marked(table, c)} {delta_text(x)}" + (f" ({x['_note']})" if x.get("_note") else "")
+                     for c, x in cells)
 
 
 def _replicates_note(table: dict[str, Any], comp: dict[str, Any], cells: list[tuple[str, dict[str, Any]]]
@@ -55,12 +56,17 @@ def _replicates_note(table: dict[str, Any], comp: dict[str, Any], cells: list[tu
     counts = {x["replicates"][i] for _, x in cells if x.get("replicates") for i in sides}
     if not counts:
         return []
+    runs = min((r for _, x in cells if x.get("runs") for r in x["runs"]), default=0)
+    # a bootstrap of k values has (k - 1) / k of their sample variance: at 2 seeds half of it
+    few = (f" With {runs} run{'s' if runs != 1 else ''} on a side, drawing them understates their spread (a "
+           f"bootstrap of k values has (k - 1)/k of their variance); MultiBERTs drew from 25 seeds."
+           if 0 < runs < 5 else "")
     if 1 in counts:
         return ["One pretraining run per arm: the intervals hold the fine-tuning seeds and the evaluation sample, "
                 "not the pretraining seed's variance (MultiBERTs: that alone moves scores by points); "
-                "stages.pretrain.seeds adds replicates."]
+                "stages.pretrain.seeds adds replicates." + few]
     return [f"The intervals hold pretraining variance ({min(counts)}+ pretraining runs an arm), fine-tuning seeds "
-            "and the evaluation sample (Multi-Bootstrap)."]
+            "and the evaluation sample (Multi-Bootstrap)." + few]
 
 
 def verdict(table: dict[str, Any], model: str, baseline: str | None) -> list[str]:
@@ -70,20 +76,34 @@ def verdict(table: dict[str, Any], model: str, baseline: str | None) -> list[str
     cols = [c for c in table.get("main_columns", []) if (row.get(c) or {}).get("mean") is not None]
     comp = next((d for d in table.get("vs_random_init", []) if (d["model"], d["baseline"]) == (model, baseline)),
                 None)
-    return (_vs_baseline(table, comp, cols) if comp else []) + vs_floors(table, model, cols)
+    return (_vs_baseline(table, comp, cols, floored(table, model, cols)) if comp else []) + vs_floors(table, model,
+                                                                                                       cols)
 
 
-def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str]) -> list[str]:
+def floored(table: dict[str, Any], model: str, cols: list[str]) -> set[str]:
+    """The columns where some floor scores at or above row `model`."""
+    ours = table["ours"][model]
+    return {c for floor in table.get("floors", []) for c in cols
+            if ((table["ours"].get(floor) or {}).get(c) or {}).get("mean") is not None
+            and table["ours"][floor][c]["mean"] >= ours[c]["mean"]}
+
+
+def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str], under: set[str]) -> list[str]:
+    """The lines against random init. An equivalence on a task where a floor scores at or above the model is
+    equivalence in learning nothing (both at zero, say): said on that cell, not left to read as "pretraining
+    costs nothing there"."""
     cells = _main_cells(table, comp, cols)
     if not cells:
         return []
     by = _sorted(cells)
+    by["equivalent"] = [(c, {**x, "_note": "at or below a floor: equivalent in learning nothing"} if c in under
+                         else x) for c, x in by["equivalent"]]
     tested = [c for c, x in cells if x.get("p_holm") is not None]
-    raw = sum(x["p"] < ALPHA and x["diff"] > 0 for _, x in cells if x.get("p") is not None)
+    raw = [x["diff"] > 0 for _, x in cells if x.get("p") is not None and x["p"] < ALPHA]
     margin = table.get("margin")
     lines = [f"Pretraining beat random init on {len(by['beat'])} of {len(tested)} tested tasks and lost on "
              f"{len(by['lost'])} (main metrics; Multi-Bootstrap, Holm's correction over these {len(tested)} tasks, "
-             f"p < {ALPHA}; {raw} beat at p < {ALPHA} before correction)."]
+             f"p < {ALPHA}; before correction {sum(raw)} beat and {len(raw) - sum(raw)} lost at p < {ALPHA})."]
     for key, text in (("beat", "Beat random init"), ("lost", "Lost to random init"),
                       ("equivalent", f"Equivalent to random init within ±{margin:g} points (TOST p < {ALPHA})"),
                       ("open", f"Not separated from random init (no difference shown, none within ±{margin:g} "

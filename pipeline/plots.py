@@ -144,7 +144,8 @@ def forest(panels_: Sequence[tuple[str, Sequence[ForestRow]]], *, margin: float 
     heights = [max(1.6, 0.42 * len(rows) + 0.9) for _, rows in panels_]
     fig, axes = plt.subplots(len(panels_), 1, figsize=(7, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
-    markers = ["x", "+", "1", "2", "3", "4"]
+    markers = ["x", "+", "1", "2", "3", "4", "^"]
+    colours = ["tab:red", "tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan"]
     for ax, (title, rows) in zip(axes[:, 0], panels_, strict=True):
         ys = list(range(len(rows)))[::-1]
         if margin:
@@ -159,7 +160,8 @@ def forest(panels_: Sequence[tuple[str, Sequence[ForestRow]]], *, margin: float 
             else:
                 ax.plot([row.diff], [y], "o", markerfacecolor="none", color="tab:blue")
             for name, value in (row.marks or {}).items():
-                ax.plot([value], [y], markers[names.index(name) % len(markers)], color="tab:red", markersize=7,
+                k = names.index(name)  # a floor keeps its marker and colour across the panels' rows
+                ax.plot([value], [y], markers[k % len(markers)], color=colours[k % len(colours)], markersize=7,
                         label=None if name in labelled else name)
                 labelled.add(name)
         ax.set_yticks(ys, [r.label for r in rows])

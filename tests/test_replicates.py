@@ -79,7 +79,8 @@ def test_replicates_fine_tune_apart_and_make_one_row_whose_intervals_hold_pretra
     assert comp["cells"]["NLI Acc"]["replicates"] == [2, 2] and comp["cells"]["NLI Acc"]["runs"] == [4, 4]
     lines = finetune_verdict(outputs)
     assert ("The intervals hold pretraining variance (2+ pretraining runs an arm), fine-tuning seeds and the "
-            "evaluation sample (Multi-Bootstrap).") in lines
+            "evaluation sample (Multi-Bootstrap). With 4 runs on a side, drawing them understates their spread (a "
+            "bootstrap of k values has (k - 1)/k of their variance); MultiBERTs drew from 25 seeds.") in lines
     assert not any(line.startswith("pretrain_seed=") for line in lines)  # one arm: no per-replicate prefix
 
     # a third seed: the first two pretraining and fine-tuning folders are reused, only the new one runs

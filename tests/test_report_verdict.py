@@ -81,8 +81,8 @@ def test_the_fine_tuning_verdict_tells_wins_losses_and_untested_apart_and_names_
     outputs = [ArmOutput(("default",), folder, manifest)]
     lines = FinetuneStage.verdict(outputs)
     assert lines[0] == ("Pretraining beat random init on 1 of 2 tested tasks and lost on 1 (main metrics; "
-                        "Multi-Bootstrap, Holm's correction over these 2 tasks, p < 0.05; 1 beat at p < 0.05 before "
-                        "correction).")
+                        "Multi-Bootstrap, Holm's correction over these 2 tasks, p < 0.05; before correction 1 beat and "
+                        "1 lost at p < 0.05).")
     assert lines[1].startswith("Beat random init: YNAT F1 +") and "(p=0.001, Holm 0.002)" in lines[1]
     assert lines[2].startswith("Lost to random init: NLI Acc -64.44 [") and "(p=0.001, Holm 0.002)" in lines[2]
     assert lines[3] == "Untested (no per-example predictions to resample): MRC ROUGE § +2.00."

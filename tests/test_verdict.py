@@ -41,7 +41,8 @@ def test_holm_equivalence_and_floors_in_the_verdict_against_random_init(tmp_path
         ("ynat", "pretrained"): {1: 24, 2: 24, 3: 24}, ("ynat", "random init"): {1: 20, 2: 20, 3: 20},
         ("nli", "pretrained"): {1: 25, 2: 25, 3: 25}, ("nli", "random init"): {1: 5, 2: 5, 3: 5},
         ("re", "pretrained"): {1: 10, 2: 10, 3: 10}, ("re", "random init"): {1: 10, 2: 10, 3: 10}},
-        floors={("ynat", "majority-class floor"): 99.0, ("nli", "majority-class floor"): 20.0})
+        floors={("ynat", "majority-class floor"): 99.0, ("nli", "majority-class floor"): 20.0,
+                ("re", "majority-class floor"): 99.0})
     (comp,) = table["vs_random_init"]
     ynat, re_ = comp["cells"]["YNAT F1"], comp["cells"]["RE F1"]
     assert ynat["p"] == pytest.approx(2 * (52 / 56) ** 56, abs=0.008) and ynat["p"] < 0.05 <= ynat["p_holm"]
@@ -52,17 +53,21 @@ def test_holm_equivalence_and_floors_in_the_verdict_against_random_init(tmp_path
     assert comp["family"] == ["YNAT F1", "NLI Acc", "RE F1"]
     lines = verdict(table, "pretrained", "random init")
     assert lines[0] == ("Pretraining beat random init on 1 of 3 tested tasks and lost on 0 (main metrics; "
-                        "Multi-Bootstrap, Holm's correction over these 3 tasks, p < 0.05; 2 beat at p < 0.05 before "
-                        "correction).")
+                        "Multi-Bootstrap, Holm's correction over these 3 tasks, p < 0.05; before correction 2 beat and "
+                        "0 lost at p < 0.05).")
     assert lines[1].startswith("Beat random init: NLI Acc +66.67 [")
-    assert lines[2].startswith("Equivalent to random init within ±1 points (TOST p < 0.05): RE F1 +0.00 [+0.00, "
-                               "+0.00] (p=1)")
+    # a floor above both: the equivalence is in learning nothing, and the cell says so
+    assert lines[2] == ("Equivalent to random init within ±1 points (TOST p < 0.05): RE F1 +0.00 [+0.00, +0.00] "
+                        "(p=1) (at or below a floor: equivalent in learning nothing).")
     assert lines[3].startswith("Not separated from random init (no difference shown, none within ±1 points shown "
                                "either): YNAT F1 +") and ", Holm 0.0" in lines[3]
     assert lines[4].startswith("One pretraining run per arm: the intervals hold the fine-tuning seeds and the "
                                "evaluation sample, not the pretraining seed's variance")
+    # three runs a side: drawing them understates their spread, and the line says by how much
+    assert lines[4].endswith("With 3 runs on a side, drawing them understates their spread (a bootstrap of k values "
+                             "has (k - 1)/k of their variance); MultiBERTs drew from 25 seeds.")
     assert lines[5].startswith("A floor scores at or above the model on: YNAT F1 (majority-class floor 99.00 ≥ ")
-    assert "NLI" not in lines[5]
+    assert "RE F1 (majority-class floor 99.00 ≥ " in lines[5] and "NLI" not in lines[5]
 
 
 def test_a_loss_and_the_arms_verdict_with_the_vocabulary_share(tmp_path):
