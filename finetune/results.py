@@ -351,7 +351,7 @@ def marked(table: dict[str, Any], col: str) -> str:
 def to_markdown(table: dict[str, Any]) -> str:
     cols = table["columns"]
     lines = ["| model | " + " | ".join(marked(table, c) for c in cols) + " |", "|---|" + "---:|" * len(cols)]
-    any_split = any_capped = any_failed = False
+    any_split = any_capped = any_failed = any_spread = False
     for label, row in table["ours"].items():
         cells = []
         for c in cols:
@@ -360,6 +360,9 @@ def to_markdown(table: dict[str, Any]) -> str:
                 cells.append("–")
                 continue
             text = f"{cell['mean']:.2f}" + (f" ± {cell['std']:.2f}" if cell["seeds"] > 1 else "")
+            if cell.get("spread") is not None:
+                text += f" (pt {cell['spread']:.2f})"
+                any_spread = True
             if cell.get("failed"):
                 text += f" (n={cell['seeds']} of {cell['seeds'] + cell['failed']})"
                 any_failed = True
@@ -392,6 +395,10 @@ def to_markdown(table: dict[str, Any]) -> str:
                      "over the main metrics of the row. Secondary metrics: the difference of the means only.")
     for problem in table.get("evidence_problems", []):
         notes.append(f"Not resampled ({problem}): its Δ cells show the difference only.")
+    if any_spread:
+        notes.append("(pt s): the cell's runs come from several pretraining runs (`stages.pretrain.seeds`); s is the "
+                     "sample std of the pretraining runs' means (each over its fine-tuning seeds), the pretraining "
+                     "seed's share of the ± beside it.")
     if any_failed:
         notes.append("(n=a of b): b runs, of which only a have a defined score (a NaN score, e.g. a constant STS "
                      "prediction, is left out of the mean and of every comparison).")

@@ -117,6 +117,7 @@ def test_pretraining_replicates_are_one_cell_with_their_spread_and_the_verdict_s
     assert cell["seeds"] == 6 and cell["replicates"] == 3
     # replicate means 19.5, 25.5, 22.5 of 30: std 3 examples = 10 points
     assert cell["spread"] == pytest.approx(10.0)
+    assert "| pretrained | – | – | " not in to_markdown(table) and " (pt 10.00)" in to_markdown(table)
     random_cell = table["ours"]["random init"]["NLI Acc"]
     assert random_cell["replicates"] == 6 and random_cell.get("spread") is None  # init seeds, not pretraining runs
     (comp,) = table["vs_random_init"]

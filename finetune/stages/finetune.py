@@ -566,6 +566,7 @@ def _suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[st
                 else:  # a replicate's runs join its arm's row (`pretrain_seed` in their metrics.json)
                     run["label"] = _row_label(init, row_arm(o), several)
                 runs.append((run, path.parent))
+    runs.sort(key=lambda pair: bool(pair[0].get("floor")))  # the models' rows first, the floors under them
     labels = list(dict.fromkeys(_row_label("pretrained", arm, several) for arm in arms))
     pairs = [(a, labels[0]) for a in labels[1:]]
     # and the arms' random inits against each other: what the vocabulary alone does, before any pretraining
