@@ -4,20 +4,20 @@ run's predictions and the gold evaluation examples, grouped into pretraining rep
 A table row's cell for one task is an *arm*: its pretraining replicates, each with its fine-tuning runs. A
 pretrained row has one replicate per pretraining seed (`pretrain_seed` in the run's metrics.json; one replicate
 when the run names none: a single pretraining run), each fine-tuned with every seed in the run's `seeds`. A
-random-init row has one replicate per seed, because its initial weights are drawn from that seed: the init seed is
-the random init's "pretraining seed", and each init is fine-tuned once.
+random init is a replicate per init: one per replicate's seed (`init_seed`, fine-tuned with every seed), or, where
+the weights came from the fine-tuning seed itself (one pretraining run), one per seed.
 
 The bootstrap unit is the task's `split_key` (the guid; an MRC article, a WoS dialogue, a JNLI image): the same
 unit that keeps examples together when a split is carved, for the same reason (examples sharing it are not
 independent). A seed whose metric is undefined on the whole evaluation set (NaN: a constant STS prediction) is
-left out of the arm and named in `failed`, never dropped silently.
+left out of the arm; the table's cell counts it (`finetune.results`: "n=2 of 3").
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,12 @@ class ArmEvidence:
     task: str
     units: list[str]
     score: ScoreFn
-    replicates: list[list[np.ndarray]] = field(default_factory=list)
-    labels: list[list[str]] = field(default_factory=list)  # "seed 1" / "pretrain 2, seed 1", as the replicates
-    failed: list[str] = field(default_factory=list)  # runs left out: metric undefined on the whole set
+    replicates: list[list[np.ndarray]]
 
 
-def run_stats(task: Any, preds: list[dict[str, Any]], golds: list[Example], where: str) -> tuple[list[str], Any]:
-    """(bootstrap units in gold order, `ExampleStats` of the main metric) for one run's predictions: every gold
-    example of the evaluation split must be predicted (a partial file would compare different examples)."""
+def run_stats(task: Any, preds: list[dict[str, Any]], golds: list[Example], where: str) -> Any:
+    """The `ExampleStats` of the main metric for one run's predictions, in gold order: every gold example of the
+    evaluation split must be predicted (a partial file would compare different examples)."""
     by_key = {task.prediction_key(p): p for p in preds}
     missing = [g["guid"] for g in golds if g["guid"] not in by_key]
     if missing:
@@ -49,7 +47,7 @@ def run_stats(task: Any, preds: list[dict[str, Any]], golds: list[Example], wher
     stats = task.main_metric_stats([by_key[g["guid"]] for g in golds], golds)
     if stats is None:
         raise DataError(f"{where}: task {task.name!r} declares no per-example statistics (Task.main_metric_stats)")
-    return [task.split_key(g) for g in golds], stats
+    return stats
 
 
 def arm_evidence(runs: list[tuple[dict[str, Any], Path]], golds: list[Example]) -> ArmEvidence:
@@ -59,8 +57,7 @@ def arm_evidence(runs: list[tuple[dict[str, Any], Path]], golds: list[Example]) 
 
     task = get_task(runs[0][0]["task"])
     units = [task.split_key(g) for g in golds]
-    members: dict[str, list[tuple[str, np.ndarray]]] = {}  # replicate -> its runs, in order
-    failed: list[str] = []
+    members: dict[str, list[np.ndarray]] = {}  # replicate -> its runs, in order
     score = None
     for run, folder in runs:
         # a random init whose weights came from its fine-tuning seed: every seed its own init; from a replicate's
@@ -70,20 +67,15 @@ def arm_evidence(runs: list[tuple[dict[str, Any], Path]], golds: list[Example]) 
             path = folder / f"seed-{seed}" / "predictions.jsonl"
             if not path.is_file():
                 raise DataError(f"{path}: no predictions (a comparison recomputes the metric on resampled examples)")
-            _, stats = run_stats(task, [rec for _, rec in read_jsonl(path)], golds, str(path))
+            stats = run_stats(task, [rec for _, rec in read_jsonl(path)], golds, str(path))
             score = stats.score
-            pretrain = run.get("pretrain_seed")
-            name = f"seed {seed}" if pretrain is None else f"pretrain {pretrain}, seed {seed}"
             if not math.isfinite(stats.total()):
-                failed.append(name)
                 continue
-            replicate = f"init {seed}" if own_init else f"{folder}:{pretrain}"
-            members.setdefault(replicate, []).append((name, grouped(stats.values, units)))
+            replicate = f"init {seed}" if own_init else f"{folder}:{run.get('pretrain_seed')}"
+            members.setdefault(replicate, []).append(grouped(stats.values, units))
     if score is None:
         raise DataError(f"{task.name}: no fine-tuning runs to compare")
-    return ArmEvidence(task.name, list(dict.fromkeys(units)), score,
-                       replicates=[[values for _, values in m] for m in members.values()],
-                       labels=[[name for name, _ in m] for m in members.values()], failed=failed)
+    return ArmEvidence(task.name, list(dict.fromkeys(units)), score, list(members.values()))
 
 
 def compare_arms(a: ArmEvidence, b: ArmEvidence, margin: float | None = None, seed: int = 0) -> Comparison | None:
@@ -110,10 +102,6 @@ def eval_examples(run: dict[str, Any]) -> list[Example]:
     data = load_task_data(task, root, split=source.get("split", "auto"), eval_fraction=source.get("eval_fraction")
                           or 0.2, max_eval=source.get("n_eval"))
     return data.eval
-
-
-def read_run(folder: Path) -> dict[str, Any]:
-    return dict(json.loads((Path(folder) / "metrics.json").read_text(encoding="utf-8")))
 
 
 def gather(runs: list[tuple[dict[str, Any], Path]], golds: dict[str, list[Example]] | None = None

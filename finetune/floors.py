@@ -96,6 +96,7 @@ from typing import TYPE_CHECKING, Any
 from finetune.data import SELECTION_FRACTION
 from finetune.metrics import mrc_normalize
 from finetune.records import Example
+from finetune.registry import resolve_name
 
 if TYPE_CHECKING:
     from finetune.data import Protocol, SplitMode, TaskData
@@ -348,22 +349,15 @@ def none_state_predictions(evals: Sequence[Example]) -> list[dict[str, Any]]:
     return [{"guid": e["dialogue_guid"], "turn": e["turn"], "state": []} for e in evals]
 
 
-def task_key(task_name: str) -> str:
-    """The registered name of a task name or alias ("wos" -> "dst", "jcqa" -> "jcommonsenseqa")."""
-    from finetune.registry import resolve_name
-
-    return resolve_name(task_name)
-
-
 def floors_for(task_name: str) -> list[str]:
     """Every floor id of a task: "no-model" first where FLOORS has the task, then its trivial floors."""
-    key = task_key(task_name)
+    key = resolve_name(task_name)
     return ([NO_MODEL] if key in FLOORS else []) + [f.name for f in TRIVIAL.get(key, ())]
 
 
 def trivial_floor(task_name: str, name: str) -> TrivialFloor:
     """A task's trivial floor by id, or a ValueError naming the task's floors."""
-    key = task_key(task_name)
+    key = resolve_name(task_name)
     for floor in TRIVIAL.get(key, ()):
         if floor.name == name:
             return floor
@@ -432,7 +426,7 @@ def run_floor(task_name: str, data_dir: Path, output: Path, split: SplitMode = "
     `summary.txt` under `output` (`label`: the row's name in a results table, default the floor's).
     `max_train` caps the training examples (as `klue finetune --max-train-examples` does: the same sample; only
     the TF-IDF floors read them)."""
-    key = task_key(task_name)
+    key = resolve_name(task_name)
     if key not in FLOORS:
         raise ValueError(f"{key}: no no-model floor (its floors: {', '.join(floors_for(key)) or 'none'})")
     task, data = _load(key, data_dir, split, eval_fraction, max_train, max_eval, protocol, selection_fraction)
@@ -461,7 +455,7 @@ def run_trivial_floor(task_name: str, name: str, data_dir: Path, output: Path, s
     arguments (`max_train`: the same training sample, whose labels give the majority floors their constant);
     writes what `run_floor` writes, under `output`."""
     floor = trivial_floor(task_name, name)
-    task, data = _load(task_key(task_name), data_dir, split, eval_fraction, max_train, max_eval, protocol,
+    task, data = _load(resolve_name(task_name), data_dir, split, eval_fraction, max_train, max_eval, protocol,
                        selection_fraction)
     preds = trivial_floor_predictions(task, name, data.train, data.eval, max_words)
     record = floor.record() | ({"max_words": max_words} if floor is FIRST_WINDOW else {})

@@ -45,8 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,10 +74,6 @@ class Comparison:
     margin: float | None = None
     p_equivalence: float | None = None
     equivalent: bool | None = None
-    undefined_draws: int = 0  # draws where a run's metric was undefined on the drawn examples (left out)
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
 def grouped(values: np.ndarray, groups: Sequence[str] | None) -> np.ndarray:
@@ -121,15 +116,14 @@ def multi_bootstrap(arm_a: Arm, arm_b: Arm, score: ScoreFn, *, n_boot: int = N_B
     flat = [[r for rep in arm for r in rep] for arm in arms]
     stacked = [np.stack(runs, axis=1) for runs in flat]  # (units, runs, k)
     deltas = np.empty(n_boot)
-    undefined = 0
     done = 0
     while done < n_boot:
         m = min(_CHUNK, n_boot - done)
         weights = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=m).astype(np.float64)
         means = []
         for arm, st in zip(arms, stacked, strict=True):
-            per_run = score(np.einsum("bu,urk->brk", weights, st))  # (m, runs): each run on each draw's examples
-            undefined += int(np.isnan(per_run).any(axis=1).sum())
+            # (m, runs): each run on each draw's examples; NaN where undefined there, left out of the means below
+            per_run = score(np.einsum("bu,urk->brk", weights, st))
             starts = np.cumsum([0] + [len(rep) for rep in arm])
             picks = rng.integers(0, len(arm), size=(m, len(arm)))  # the drawn pretraining replicates
             rep_means = np.empty((m, len(arm)))
@@ -154,7 +148,7 @@ def multi_bootstrap(arm_a: Arm, arm_b: Arm, score: ScoreFn, *, n_boot: int = N_B
         equivalent = p_eq < alpha
     return Comparison(diff=diff, ci=(low, high), p=p, level=level, n_boot=n_boot,
                       replicates=(len(arms[0]), len(arms[1])), runs=(len(flat[0]), len(flat[1])), margin=margin,
-                      p_equivalence=p_eq, equivalent=equivalent, undefined_draws=undefined)
+                      p_equivalence=p_eq, equivalent=equivalent)
 
 
 def _tail_p(hits: np.ndarray) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 from finetune.results import ALPHA, GENERATED, delta_text, marked, suite_names
 
 
-def _main_cells(table: dict[str, Any], comp: dict[str, Any], cols: list[str]) -> list[tuple[str, dict[str, Any]]]:
+def _main_cells(comp: dict[str, Any], cols: list[str]) -> list[tuple[str, dict[str, Any]]]:
     return [(c, comp["cells"][c]) for c in cols if c in comp["cells"]]
 
 
@@ -80,19 +80,23 @@ def verdict(table: dict[str, Any], model: str, baseline: str | None) -> list[str
                                                                                                        cols)
 
 
+def _floor_scores(table: dict[str, Any], cols: list[str]) -> list[tuple[str, str, float]]:
+    """(floor row, column, its score) for every floor row with a score in one of `cols`."""
+    return [(floor, c, value) for floor in table.get("floors", []) for c in cols
+            if (value := ((table["ours"].get(floor) or {}).get(c) or {}).get("mean")) is not None]
+
+
 def floored(table: dict[str, Any], model: str, cols: list[str]) -> set[str]:
     """The columns where some floor scores at or above row `model`."""
     ours = table["ours"][model]
-    return {c for floor in table.get("floors", []) for c in cols
-            if ((table["ours"].get(floor) or {}).get(c) or {}).get("mean") is not None
-            and table["ours"][floor][c]["mean"] >= ours[c]["mean"]}
+    return {c for _, c, value in _floor_scores(table, cols) if value >= ours[c]["mean"]}
 
 
 def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str], under: set[str]) -> list[str]:
     """The lines against random init. An equivalence on a task where a floor scores at or above the model is
     equivalence in learning nothing (both at zero, say): said on that cell, not left to read as "pretraining
     costs nothing there"."""
-    cells = _main_cells(table, comp, cols)
+    cells = _main_cells(comp, cols)
     if not cells:
         return []
     by = _sorted(cells)
@@ -117,16 +121,10 @@ def _vs_baseline(table: dict[str, Any], comp: dict[str, Any], cols: list[str], u
 def vs_floors(table: dict[str, Any], model: str, cols: list[str]) -> list[str]:
     """Every task where a floor row scores at or above the model's mean, naming the floor; else one line."""
     ours = table["ours"][model]
-    found, scored = [], set()
-    for floor in table.get("floors", []):
-        cells = table["ours"].get(floor) or {}
-        for c in cols:
-            value = (cells.get(c) or {}).get("mean")
-            if value is None:
-                continue
-            scored.add(c)
-            if value >= ours[c]["mean"]:
-                found.append(f"{marked(table, c)} ({floor} {value:.2f} ≥ {ours[c]['mean']:.2f})")
+    scores = _floor_scores(table, cols)
+    scored = {c for _, c, _ in scores}
+    found = [f"{marked(table, c)} ({floor} {value:.2f} ≥ {ours[c]['mean']:.2f})"
+             for floor, c, value in scores if value >= ours[c]["mean"]]
     if found:
         return ["A floor scores at or above the model on: " + ", ".join(found) + "."]
     if scored:
@@ -150,7 +148,7 @@ def arms_verdict(table: dict[str, Any]) -> list[str]:
     margin = table.get("margin")
     lines = []
     for d in table.get("between_arms", []):
-        cells = _main_cells(table, d, table.get("main_columns", []))
+        cells = _main_cells(d, table.get("main_columns", []))
         if not cells:
             continue
         by = _sorted(cells)
@@ -181,7 +179,7 @@ def arms_verdict(table: dict[str, Any]) -> list[str]:
                         ", ".join(shares) + "."
         lines.append(line)
     notes = [n for d in table.get("between_arms", []) for n in _replicates_note(
-        table, d, _main_cells(table, d, table.get("main_columns", [])))]
+        table, d, _main_cells(d, table.get("main_columns", [])))]
     return lines + list(dict.fromkeys(notes))
 
 
@@ -211,7 +209,7 @@ def forest_rows(table: dict[str, Any], comp: dict[str, Any]) -> list[Any]:
     rows = []
     baseline = table["ours"].get(comp["baseline"]) or {}
     vs_random = comp["baseline"] in table.get("random_init_rows", [])
-    for c, x in _main_cells(table, comp, table.get("main_columns", [])):
+    for c, x in _main_cells(comp, table.get("main_columns", [])):
         marks = {}
         if vs_random and (baseline.get(c) or {}).get("mean") is not None:
             for floor in table.get("floors", []):

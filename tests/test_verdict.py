@@ -130,8 +130,7 @@ def test_pretraining_replicates_are_one_cell_with_their_spread_and_the_verdict_s
         build_table([runs[0][0], {**runs[1][0], "pretrain_seed": 1}])
 
 
-def test_a_seed_without_a_score_is_counted_not_dropped(tmp_path):
-    folder = tmp_path / "sts"
+def test_a_seed_without_a_score_is_counted_not_dropped():
     run = {"task": "sts", "label": "tiny", "main_metric": "pearsonr", "seeds": [1, 2, 3],
            "mean": {"pearsonr": 30.0}, "std": {"pearsonr": 2.0},
            "per_seed": {"1": {"pearsonr": 28.0, "f1": 50.0}, "2": {"pearsonr": None, "f1": 0.0},
@@ -143,7 +142,6 @@ def test_a_seed_without_a_score_is_counted_not_dropped(tmp_path):
     md = to_markdown(table)
     assert "30.00 ± 2.83 (n=2 of 3)" in md and "only a have a defined score" in md
     assert table["ours"]["tiny"]["STS F1"]["seeds"] == 3  # F1 is defined on every seed
-    del folder
 
 
 def test_the_forest_plot_draws_every_comparison_and_is_the_same_bytes_twice(tmp_path):
