@@ -124,13 +124,19 @@ class CardLicense:
                  "licence: each source's licence applies to the text drawn from it, and share-alike licences",
                  "ask that adaptations carry them on. Decide which terms the model can be shared under before",
                  "publishing it.", ""]
-        width = max(len(s.source) for s in self.sources) if self.sources else 0
+        return "\n".join([*lines, *self.source_lines()]) + "\n"
+
+    def source_lines(self) -> list[str]:
+        """One line per source: its name, its licence as the recipe gives it, its Hub id, share-alike or not
+        (the body of a LICENSE file, the model's or the dataset's)."""
+        width = max((len(s.source) for s in self.sources), default=0)
+        out = []
         for s in self.sources:
             tags = [f"Hub id {s.hub_id}" if s.hub_id else "not on the Hub's licence list"]
             if s.share_alike:
                 tags.append("share-alike")
-            lines.append(f"- {s.source:<{width}}  {s.text or 'no licence given'} ({', '.join(tags)})")
-        return "\n".join(lines) + "\n"
+            out.append(f"- {s.source:<{width}}  {s.text or 'no licence given'} ({', '.join(tags)})")
+        return out
 
 
 def classify(source: str, text: str | None) -> SourceLicense:

@@ -64,8 +64,7 @@ def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> i
     """
     n = 0
     with io.atomic_path(path) as tmp:
-        # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
-        writer = pq.ParquetWriter(tmp, DOC_SCHEMA, compression="zstd", write_statistics=False)
+        writer = _writer(tmp)
         try:
             batch: list[Doc] = []
             for d in docs:
@@ -80,6 +79,29 @@ def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> i
         finally:
             writer.close()
     return n
+
+
+def write_doc_tables(path: Path, tables: Iterable[pa.Table]) -> int:
+    """Write a shard atomically from Arrow tables of `DOC_SCHEMA`, one row group each; returns the rows written.
+
+    For shards re-cut from other shards' rows (collect's split files) without a round trip through `Doc`s:
+    with the tables `write_docs` would have made (the same rows per row group, contiguous columns), the bytes
+    are the same as its."""
+    n = 0
+    with io.atomic_path(path) as tmp:
+        writer = _writer(tmp)
+        try:
+            for t in tables:
+                writer.write_table(t)
+                n += t.num_rows
+        finally:
+            writer.close()
+    return n
+
+
+def _writer(path: Path) -> pq.ParquetWriter:
+    # Fixed settings (no statistics timestamps, fixed compression) for byte-identical output.
+    return pq.ParquetWriter(path, DOC_SCHEMA, compression="zstd", write_statistics=False)
 
 
 def _table(batch: list[Doc]) -> pa.Table:

@@ -70,6 +70,7 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     from pipeline.recipe import RecipeError, load_recipe
     from pipeline.registry import RegistryError
     from pipeline.runner import Runner, StageFailed
+    from pipeline.stage import EXIT_PREEMPTED, Preempted
     from pipeline.stages import registry_from_spec
 
     console = Console(highlight=False, soft_wrap=True)
@@ -109,6 +110,10 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     except KeyboardInterrupt:
         console.print("[bold red]interrupted[/]: finished stages are kept; rerun the same command to continue.")
         sys.exit(130)
+    except Preempted as e:  # SIGTERM/SIGUSR1: the stage saved its progress (pretrain: a checkpoint) and stopped
+        console.print(f"[bold yellow]preempted:[/] stage {e.stage}: {escape(e.message)}. The stages before it are "
+                      "done; the same command continues from here.")
+        sys.exit(EXIT_PREEMPTED)
     except StageFailed as e:
         console.print(f"[bold red]stopped:[/] stage {e.stage} failed; the stages before it are done and "
                       f"will be skipped when you rerun.")

@@ -41,7 +41,7 @@ from pipeline.manifest import (
 from pipeline.parallel import Executor
 from pipeline.recipe import Arm, Recipe, RecipeError, stage_class
 from pipeline.recipe_paths import without_input_paths
-from pipeline.stage import JOURNAL, Stage, StageContext, StageInput, StageParams, StageResult
+from pipeline.stage import JOURNAL, Preempted, Stage, StageContext, StageInput, StageParams, StageResult
 from pipeline.stages import STAGES, StageRegistry
 
 RUN_JSON = "run.json"
@@ -158,6 +158,9 @@ class Runner:
             except KeyboardInterrupt:
                 self._write_run_json("interrupted")
                 raise
+            except Preempted:
+                self._write_run_json("preempted")
+                raise
             return self._write_run_json("ok")
 
     def plan(self) -> list[PlannedStage]:
@@ -236,7 +239,10 @@ class Runner:
             }
             if cls.sources_model is not None:
                 material["sources"] = [s.model_dump(mode="json") for s in arm.recipe.sources]
-            key = compute_key(without_input_paths(cls, material))
+            keyed = without_input_paths(cls, material)
+            for param in cls.layout_params:  # how the work is cut, not what it writes (Stage.layout_params)
+                keyed["params"].pop(param, None)
+            key = compute_key(keyed)
         except Exception as e:
             raise self._fail(name, arm, None, f"computing the cache key: {type(e).__name__}: {e}", exc=e) from e
         return _Plan(stage, key, material, inputs, params)
@@ -280,6 +286,9 @@ class Runner:
             "started": started, "pid": os.getpid()}, indent=2, sort_keys=False)
         try:
             result = stage.run(ctx)
+        except Preempted as e:  # not a failure: its progress is in the partial folder, kept for the rerun
+            e.stage = name
+            raise
         except Exception as e:
             raise self._fail(name, arm, key, f"{type(e).__name__}: {e}", exc=e) from e
         finally:

@@ -27,6 +27,21 @@ from pipeline.parallel import LOCAL, Executor, ordered_map
 
 JOURNAL = "_journal"  # a `shard_resume` stage's record of its finished tasks, inside its partial folder
 
+# The exit status of a run stopped by a preemption signal after saving its progress: EX_TEMPFAIL of sysexits.h
+# ("temporary failure; retry"), what schedulers and wrappers read as "requeue me". `klue run` and
+# `python -m pretrain.train` exit with it; any other non-zero status is a failure.
+EXIT_PREEMPTED = 75
+
+
+class Preempted(Exception):
+    """A stage stopped on a preemption signal (SIGTERM, SIGUSR1) once its progress was saved: not a failure,
+    rerunning the same command continues from where it stopped. The runner re-raises it with `stage` set, and
+    `klue run` exits with `EXIT_PREEMPTED`."""
+
+    def __init__(self, message: str, stage: str | None = None):
+        self.message, self.stage = message, stage
+        super().__init__(message)
+
 
 class StageParams(BaseModel):
     """Base of every stage's params model: unknown keys are a recipe error, values are immutable."""
@@ -332,6 +347,9 @@ class Stage(Generic[P]):
                    `benchmarks`; `"report_texts.*"`: every item of that list of paths). Relative paths there
                    are resolved against the recipe's folder, and their locations are taken out of the key
                    (`fingerprint` must cover the files' contents instead).
+    layout_params: params that change how the work is cut, never the bytes written (collect's `split_bytes`:
+                   the pieces a large file is read in); left out of the key, so tuning them reuses every folder.
+                   A test must show the outputs do not depend on them.
     """
 
     name: ClassVar[str]
@@ -343,6 +361,7 @@ class Stage(Generic[P]):
     sources_model: ClassVar[type[BaseModel] | None] = None
     variant_field: ClassVar[str] = "enabled"
     input_paths: ClassVar[tuple[str, ...]] = ()
+    layout_params: ClassVar[tuple[str, ...]] = ()
     replicates: ClassVar[tuple[str, str] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

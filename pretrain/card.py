@@ -47,7 +47,8 @@ def card_data(facts: CardFacts) -> Any:
     results = facts.evaluation.results if facts.evaluation and facts.evaluation.results else None
     return ModelCardData(
         language=facts.language, license=lic.license, license_name=lic.license_name,
-        license_link=lic.license_link, datasets=[name for name, _ in _sources(facts)] or None,
+        license_link=lic.license_link,
+        datasets=[facts.dataset] if facts.dataset else [name for name, _ in _sources(facts)] or None,
         library_name="transformers", pipeline_tag="fill-mask", tags=tags,
         model_name=facts.name if results else None, eval_results=results)
 

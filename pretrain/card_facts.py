@@ -28,30 +28,19 @@ class Evaluation:
     limitations: list[str] = field(default_factory=list)
 
 
-@dataclass
-class CardFacts:
-    """Everything a card states, gathered from one run's files (`gather`)."""
+@dataclass(kw_only=True)
+class CorpusFacts:
+    """What a card says about the text: the run's upstream stage folders, the sources' licences, the language.
+    The dataset card (`klue export --corpus`, pretrain/dataset_card.py) states these alone; a model card adds
+    the model's (`CardFacts`)."""
 
-    name: str  # the model's name in the card and `model-index`
+    name: str  # the name in the card (a model's in `model-index`, a dataset's `pretty_name`)
     recipe: str | None
     language: str
     license: CardLicense
     stages: dict[str, StageInput]  # the upstream stage folders by name (collect .. encode, vocab)
-    train: dict[str, Any]  # the pretrain stage's params (train_config.json)
-    summary: dict[str, Any]  # summary.json (or a checkpoint's own numbers)
-    config: dict[str, Any]  # the model folder's config.json
-    tokenizer: dict[str, Any]  # the model folder's tokenizer_config.json
-    hardware: str | None = None
-    order_verdict: str | None = None
-    arm: str | None = None  # the arm, for `klue export`'s card (the stage's card must not depend on it)
-    checkpoint: dict[str, Any] | None = None  # {"step", "tokens"} of an exported checkpoint
-    evaluation: Evaluation | None = None
-    files: tuple[str, ...] = ()  # extra files beside the card that it links (loss_curve.png, report.html)
-    provenance: dict[str, Any] = field(default_factory=dict)  # pretrain key, klue version, ...
-
-    @property
-    def mask_token(self) -> str:
-        return str(self.tokenizer.get("mask_token") or "[MASK]")
+    arm: str | None = None  # the arm, for `klue export`'s cards (the stage's card must not depend on it)
+    provenance: dict[str, Any] = field(default_factory=dict)  # stage keys, klue version, ...
 
     def params(self, stage: str) -> dict[str, Any]:
         s = self.stages.get(stage)
@@ -63,6 +52,26 @@ class CardFacts:
 
     def report(self, stage: str) -> dict[str, Any]:
         return self.meta(stage).get("report") or {}
+
+
+@dataclass(kw_only=True)
+class CardFacts(CorpusFacts):
+    """Everything a model card states, gathered from one run's files (`gather`)."""
+
+    train: dict[str, Any]  # the pretrain stage's params (train_config.json)
+    summary: dict[str, Any]  # summary.json (or a checkpoint's own numbers)
+    config: dict[str, Any]  # the model folder's config.json
+    tokenizer: dict[str, Any]  # the model folder's tokenizer_config.json
+    hardware: str | None = None
+    order_verdict: str | None = None
+    checkpoint: dict[str, Any] | None = None  # {"step", "tokens"} of an exported checkpoint
+    evaluation: Evaluation | None = None
+    files: tuple[str, ...] = ()  # extra files beside the card that it links (loss_curve.png, report.html)
+    dataset: str | None = None  # the Hub id of the corpus exported from the same run (`klue export --corpus`)
+
+    @property
+    def mask_token(self) -> str:
+        return str(self.tokenizer.get("mask_token") or "[MASK]")
 
 
 def gather(model_dir: Path, stages: Mapping[str, StageInput], *, name: str | None, recipe: str | None,

@@ -10,54 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.manifest import read_manifest, upstream
-from pipeline.runner import RUN_JSON
 from pipeline.stage import StageInput
+from pipeline.workdir import WorkdirError, read_run
 from pretrain.card_facts import CardFacts
-
-
-class CardSourceError(ValueError):
-    """A workdir, arm or stage folder the card cannot be made from; the message names the file or arm."""
-
-
-def read_run(workdir: Path) -> dict[str, Any]:
-    """`WORKDIR/run.json`, the record of the last `klue run` there."""
-    path = workdir / RUN_JSON
-    try:
-        run = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardSourceError(f"{path}: not found; {workdir} is not a workdir of `klue run`") from None
-    except ValueError as e:
-        raise CardSourceError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(run, dict) or not run.get("arms"):
-        raise CardSourceError(f"{path}: records no arms")
-    return run
-
-
-def choose_arm(run: dict[str, Any], arm: str | None, where: Path) -> dict[str, Any]:
-    """The arm record named `arm`, or the only one; several arms and no `--arm` is an error listing them."""
-    arms = run["arms"]
-    names = [a["name"] for a in arms]
-    if arm is None:
-        if len(arms) > 1:
-            raise CardSourceError(f"{where / RUN_JSON}: {len(arms)} arms ({', '.join(names)}); name one with --arm")
-        return dict(arms[0])
-    for a in arms:
-        if a["name"] == arm:
-            return dict(a)
-    raise CardSourceError(f"{where / RUN_JSON}: no arm {arm!r}; arms: {', '.join(names)}")
-
-
-def arm_stages(workdir: Path, arm: dict[str, Any]) -> dict[str, StageInput]:
-    """The arm's finished stage folders by stage name (a failed or unfinished stage is left out)."""
-    out = {}
-    for s in arm.get("stages", []):
-        if s.get("status") == "failed" or not s.get("path"):
-            continue
-        folder = workdir / s["path"]
-        manifest = read_manifest(folder)
-        if manifest is not None and manifest.get("key") == s.get("key"):
-            out[s["stage"]] = StageInput(s["stage"], folder, manifest)
-    return out
 
 
 def pretrain_upstream(run_dir: Path) -> tuple[dict[str, StageInput], dict[str, Any] | None, str | None]:
@@ -89,7 +44,7 @@ def pretrain_upstream(run_dir: Path) -> tuple[dict[str, StageInput], dict[str, A
     workdir = inputs["encode"].path.parent.parent
     try:
         run = read_run(workdir)
-    except CardSourceError:
+    except WorkdirError:
         return inputs, None, None
     def using(stage: str, folder: Path) -> list[dict[str, Any]]:
         folder, root = folder.resolve(), workdir.resolve()

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from pipeline.plots import md_table
-from pretrain.card_facts import CardFacts
+from pretrain.card_facts import CardFacts, CorpusFacts
 
 # the fill-mask example of the card, per language (the mask token is put in from the tokenizer)
 EXAMPLES = {"ko": "대한민국의 수도는 {mask}이다.", "ja": "日本の首都は{mask}です。"}
@@ -20,7 +20,8 @@ PII_MODES = {
     "placeholder": "every detected span was replaced by its type's placeholder token (`[PHONE]`, `[PERSON]`, ...), "
                    "each a single reserved token of the vocabulary",
     "surrogate": "every detected span was replaced by a fake value of the same type (Faker), so the text keeps "
-                 "its shape without the real values",
+                 "its shape without the real values; a Korean name or address ends in the final sound the particle "
+                 "after it needs (이/가, 은/는, 으로/로 still agree)",
     "drop": "documents whose detected PII exceeded the recipe's density threshold were dropped; the others were "
             "kept as they were",
 }
@@ -29,8 +30,9 @@ TINY_PARAMS = 20_000_000  # below this, the card says the model is a demonstrati
 
 def body(facts: CardFacts) -> str:
     """The card's markdown below the metadata block."""
-    parts = [_title(facts), _usage(facts), _data(facts), _licence(facts), _pii(facts), _decontamination(facts),
-             _tokenizer(facts), _training(facts), _evaluation(facts), _limitations(facts), _provenance(facts)]
+    parts = [_title(facts), _usage(facts), _data(facts), licence_section(facts), pii_section(facts),
+             decontamination_section(facts), _tokenizer(facts), _training(facts), _evaluation(facts),
+             _limitations(facts), _provenance(facts)]
     return "\n\n".join(p.strip() for p in parts if p) + "\n"
 
 
@@ -64,34 +66,11 @@ def _data(f: CardFacts) -> str:
     if "collect" not in f.stages:
         return ("## Training data\n\nNot recorded: this model folder was not made by a `klue run` whose stage "
                 "folders are at hand, so the text it saw cannot be described here.")
-    order = [("collect", "read"), ("filter", "after filter"), ("dedup", "after dedup"),
-             ("decontaminate", "after decontamination"), ("pii", "trained on")]
-    present = [(s, t) for s, t in order if s in f.stages]
-    lic = {s.source: s.text or "none given" for s in f.license.sources}
-    names = list(dict.fromkeys([*lic, *(f.stages["collect"].manifest.get("by_source") or {})]))
-    rows = []
-    for name in names:
-        cells = []
-        for stage, _ in present:
-            src = (f.stages[stage].manifest.get("by_source") or {}).get(name) or {}
-            cells.append(f"{src.get('docs_in' if stage == 'collect' else 'docs_kept', 0):,}")
-        rows.append([f"`{name}`", lic.get(name, "not in the recipe"), *cells])
-    totals = [(f.stages[s].manifest.get("funnel") or {}) for s, _ in present]
-    rows.append(["total", "", *(f"{t.get('docs_in' if s == 'collect' else 'docs_kept', 0):,}"
-                                for t, (s, _) in zip(totals, present, strict=True))])
-    lines = ["## Training data", "",
-             "Documents per source and stage (`in` for collect, `kept` after each later stage):", "",
-             *md_table(["source", "licence", *(t for _, t in present)], rows), ""]
-    dropped = []
-    for stage in ("collect", "filter", "dedup", "decontaminate", "pii"):
-        funnel = (f.stages[stage].manifest.get("funnel") or {}) if stage in f.stages else {}
-        reasons = {k: v for k, v in (funnel.get("dropped") or {}).items() if v}
-        if funnel.get("quarantined"):
-            reasons["quarantined (unreadable records)"] = funnel["quarantined"]
-        if reasons:
-            dropped.append(f"{stage}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(reasons.items())))
-    if dropped:
-        lines.append("Removed, by stage and reason: " + "; ".join(dropped) + ".")
+    lines = ["## Training data", ""]
+    if f.dataset:
+        lines += [f"The corpus is published with its dataset card: [{f.dataset}](https://huggingface.co/datasets/"
+                  f"{f.dataset}) (`klue export --corpus`, the same documents).", ""]
+    lines += funnel_lines(f, "trained on")
     pii_funnel = (f.stages["pii"].manifest.get("funnel") or {}) if "pii" in f.stages else {}
     enc = f.meta("encode")
     tokens, docs = enc.get("tokens") or {}, enc.get("docs") or {}
@@ -106,11 +85,48 @@ def _data(f: CardFacts) -> str:
     return "\n".join(lines)
 
 
-def _licence(f: CardFacts) -> str:
+def funnel_lines(f: CorpusFacts, last: str, until: str = "pii") -> list[str]:
+    """The documents of each source after each curation stage up to `until` (a table; `last` heads the column
+    of `until`), then what each stage removed, by reason: the model card's and the dataset card's funnel."""
+    order = [("collect", "read"), ("filter", "after filter"), ("dedup", "after dedup"),
+             ("decontaminate", "after decontamination"), ("pii", "after pii")]
+    order = order[:[s for s, _ in order].index(until) + 1] if until in dict(order) else order
+    order[-1] = (order[-1][0], last)
+    present = [(s, t) for s, t in order if s in f.stages]
+    lic = {s.source: s.text or "none given" for s in f.license.sources}
+    names = list(dict.fromkeys([*lic, *(f.stages["collect"].manifest.get("by_source") or {})]))
+    rows = []
+    for name in names:
+        cells = []
+        for stage, _ in present:
+            src = (f.stages[stage].manifest.get("by_source") or {}).get(name) or {}
+            cells.append(f"{src.get('docs_in' if stage == 'collect' else 'docs_kept', 0):,}")
+        rows.append([f"`{name}`", lic.get(name, "not in the recipe"), *cells])
+    totals = [(f.stages[s].manifest.get("funnel") or {}) for s, _ in present]
+    rows.append(["total", "", *(f"{t.get('docs_in' if s == 'collect' else 'docs_kept', 0):,}"
+                                for t, (s, _) in zip(totals, present, strict=True))])
+    lines = ["Documents per source and stage (`in` for collect, `kept` after each later stage):", "",
+             *md_table(["source", "licence", *(t for _, t in present)], rows), ""]
+    dropped = []
+    for stage, _ in present:
+        funnel = f.stages[stage].manifest.get("funnel") or {}
+        reasons = {k: v for k, v in (funnel.get("dropped") or {}).items() if v}
+        if funnel.get("quarantined"):
+            reasons["quarantined (unreadable records)"] = funnel["quarantined"]
+        if reasons:
+            dropped.append(f"{stage}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(reasons.items())))
+    if dropped:
+        lines.append("Removed, by stage and reason: " + "; ".join(dropped) + ".")
+    return lines
+
+
+def licence_section(f: CorpusFacts) -> str:
     return "## Licence\n\n" + f.license.summary()
 
 
-def _pii(f: CardFacts) -> str:
+def pii_section(f: CorpusFacts, what: str = "model") -> str:
+    """What PII replacement did to the text of this `what` (a model, a dataset): mode, spans per type detected
+    and replaced, the detector."""
     if "pii" not in f.stages:
         return "## PII replacement\n\nNot recorded (no `pii` stage in this run's folders)."
     p, rep = f.params("pii"), f.report("pii")
@@ -119,7 +135,7 @@ def _pii(f: CardFacts) -> str:
     per_type_replaced = rep.get("per_type") or {}
     arm = f" (arm `{f.arm}`)" if f.arm else ""
     if not p.get("enabled", True):
-        head = (f"PII replacement was **off** for this model{arm}: the detected spans below are still in the text "
+        head = (f"PII replacement was **off** for this {what}{arm}: the detected spans below are still in the text "
                 f"it was trained on.")
     else:
         head = (f"Mode `{p.get('mode', 'placeholder')}`{arm}: {PII_MODES.get(p.get('mode', 'placeholder'), '')}. "
@@ -138,7 +154,7 @@ def _pii(f: CardFacts) -> str:
     return "\n".join(lines)
 
 
-def _decontamination(f: CardFacts) -> str:
+def decontamination_section(f: CorpusFacts) -> str:
     if "decontaminate" not in f.stages:
         return "## Decontamination\n\nNot recorded (no `decontaminate` stage in this run's folders)."
     p, rep = f.params("decontaminate"), f.report("decontaminate")
@@ -221,6 +237,9 @@ def _training(f: CardFacts) -> str:
          + (f", MFU {s['mfu']:.1%}" + (f" of {peak}" if peak else "") if s.get("mfu") else "")
          if s.get("tokens_per_s") else "not recorded"],
         ["training loss", _losses(s.get("first_loss"), s.get("last_loss"))],
+        *([["skipped updates", f"{len(s['skipped_steps'])} step(s) with a non-finite gradient norm left the weights "
+                               f"as they were: {', '.join(map(str, s['skipped_steps'][:20]))}"
+                               + (" ..." if len(s["skipped_steps"]) > 20 else "")]] if s.get("skipped_steps") else []),
         ["held-out loss", _num(s.get("eval_loss"))],
         ["held-out loss at [MASK]", _num(s.get("eval_mask_loss"))],
         ["word-order gain", _num(s.get("eval_order_gain"))

@@ -5,10 +5,12 @@ GPU, optionally DeepSpeed ZeRO 1/2/3). `train()` does, in order:
   1. build the accelerator, the tokenizer, the packed samples and a seeded model with its optimizer;
   2. resume from the newest complete checkpoint in `<out_dir>/checkpoints/` if there is one;
   3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, step, micro, rank) and masked
-     on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step;
+     on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step
+     (skipped where the gradient norm is not finite: `pretrain.nonfinite`);
   4. log loss / lr / tokens/s and MFU (against a GPU's datasheet peak, a CPU's measured one) to metrics.jsonl
      and TensorBoard; evaluate every `eval_every`; checkpoint every `checkpoint_every` steps (atomically:
-     written under a temp name, then renamed);
+     written under a temp name, then renamed; with a table of its files that a resume verifies); on SIGTERM or
+     SIGUSR1 checkpoint at the next step boundary and exit with `EXIT_PREEMPTED` (75; `pretrain.preempt`);
   5. export `final/` (safetensors model + tokenizer), `summary.json` and `loss_curve.png`.
 The schedule (`lr_factor`) and the held-out evaluation (`evaluate`) are below the loop. What it stands on is in
 modules of its own, so that this one is the loop: the configuration (`pretrain.config`), the accelerator and
@@ -20,6 +22,7 @@ reads no sample twice and, on CPU, reproduces the uninterrupted loss curve step 
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -29,12 +32,14 @@ from typing import Any
 from pipeline import io
 from pipeline.hardware import cpu_model, native_bf16
 from pretrain.batches import BatchSource, to_device
-from pretrain.checkpoint import resume, save_checkpoint
+from pretrain.checkpoint import checkpoint_path, resume, save_checkpoint
 from pretrain.config import TrainConfig
 from pretrain.engine import Run, agreed_elapsed, make_accelerator, release
 from pretrain.export import export_final, fp32_master_state
 from pretrain.flops import step_flops
 from pretrain.metrics import log_row, plot_loss_curve, read_metrics, summarize
+from pretrain.nonfinite import SkipGuard, nan_steps_for_tests
+from pretrain.preempt import EXIT_PREEMPTED, PREEMPTED_FILE, Preempted, PreemptionWatch, preempted
 from pretrain.throughput import Throughput, device_peak
 
 EVAL_STEP = 2**40  # the "step" coordinate of evaluation masks: fixed, so every evaluation sees the same masks
@@ -79,6 +84,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         warnings.warn(f"mixed_precision bf16 on a CPU without native bf16 ({cpu_model()}): emulated bf16 matrix "
                       "products run ~100x slower than fp32 here; `auto` or `no` would train in fp32", stacklevel=2)
     accelerator = make_accelerator(cfg)
+    watch: PreemptionWatch | None = None
     try:
         # -- data, model, optimizer ---------------------------------------------------------------------
         world, rank = accelerator.num_processes, accelerator.process_index
@@ -110,10 +116,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         run = Run(cfg, accelerator, model, optimizer, special, order)
 
         # -- resume -------------------------------------------------------------------------------------
-        step, elapsed_before, tokens_seen = resume(run)
+        step, elapsed_before, tokens_seen, skipped = resume(run)
+        if run.main:  # the note of an earlier preemption: this run has taken over from its checkpoint
+            (run.out_dir / PREEMPTED_FILE).unlink(missing_ok=True)
         accelerator.init_trackers("tensorboard")
         peak = device_peak(cfg)
         batches = BatchSource(run, train_samples)  # builds the next micro-batch while this one runs (GPU)
+        guard = SkipGuard(optimizer, skipped)  # a step with a non-finite gradient norm leaves the weights alone
+        nan_steps = nan_steps_for_tests()
 
         # -- the loop -----------------------------------------------------------------------------------
         # Throughput counts training steps only: the clock is read after a device sync at the ends of each
@@ -126,6 +136,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         window_steps = 0
         bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not run.main, unit="step")
         first_step = True
+
+        def checkpoint() -> None:
+            timer.pause()
+            guard.flush()  # the skipped steps so far go into train_state.json
+            save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen, guard.skipped)
+
+        # handlers for SIGTERM/SIGUSR1 during the loop only (the previous ones are back after it, or on an error)
+        watch = PreemptionWatch(run).install()
         while step < cfg.max_steps:
             progress = None
             if cfg.time_budget_s:
@@ -142,18 +160,25 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             if not first_step:
                 timer.start()
             tokens = predicted = 0
+            window_before, skip = window_loss.clone(), None
             for a in range(cfg.grad_accum):
                 b, n_pred = batches.get(step, a)
                 with accelerator.accumulate(model):
                     loss = model(**b)
+                    if step + 1 in nan_steps:  # test hook (pretrain.nonfinite)
+                        loss = loss * float("nan")
                     accelerator.backward(loss)
                     if accelerator.sync_gradients:
-                        accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                        norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                        skip = guard.arm(norm, step + 1)
                     optimizer.step()
+                    guard.disarm()
                     optimizer.zero_grad()
                 window_loss += loss.detach().double() / cfg.grad_accum
                 tokens += int(b["input_ids"].numel())
                 predicted += n_pred
+            if skip is not None:  # a skipped step's loss stays out of the logged mean (no host sync)
+                window_loss = torch.where(skip.bool(), window_before, window_loss)
             step += 1
             window_steps += 1
             tokens_seen += order.per_step * cfg.seq_len
@@ -164,23 +189,37 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             row: dict[str, Any] = {}
             if step % cfg.log_every == 0 or step == cfg.max_steps:
                 # the only host sync of the training steps: the loss, averaged over the window and the ranks
-                mean_loss = float(accelerator.reduce(window_loss, "mean")) / window_steps
-                row = {"step": step, "loss": mean_loss, "lr": lr, "epoch": order.epoch(step)}
+                total = float(accelerator.reduce(window_loss, "mean"))
+                guard.flush()
+                window_skipped = [s for s in guard.skipped if s > step - window_steps]
+                trained = window_steps - len(window_skipped)
+                row = {"step": step, **({"loss": total / trained} if trained else {}), "lr": lr,
+                       "epoch": order.epoch(step)}
                 row.update(timer.window(world, peak))
+                if window_skipped:
+                    row["skipped_steps"] = window_skipped
+                    accelerator.print(f"non-finite gradient norm: update skipped at step(s) {window_skipped}")
                 window_loss.zero_()
                 window_steps = 0
-                bar.set_postfix(loss=f"{mean_loss:.3f}", tok_s=f"{row.get('tokens_per_s', 0):.0f}")
+                bar.set_postfix(loss=f"{row.get('loss', float('nan')):.3f}", tok_s=f"{row.get('tokens_per_s', 0):.0f}")
             if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
                 timer.pause()
                 row = {**row, "step": step, **evaluate(run, eval_samples)}
             if row:
                 log_row(run, row)
             if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
-                timer.pause()
-                save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen)
+                checkpoint()
             if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
                 bar.close()
                 raise Halted(f"halted after step {step} (halt_after_step)")
+            # a step boundary: all ranks agree whether one of them got SIGTERM/SIGUSR1 (pretrain.preempt)
+            if step < cfg.max_steps and watch.agreed():
+                if step % cfg.checkpoint_every:  # else written just above
+                    checkpoint()
+                bar.close()
+                batches.close()
+                raise preempted(run, step, checkpoint_path(run.out_dir, step), watch.name)
+        watch.restore()
         bar.close()
         batches.close()
         if eval_samples is not None and step % cfg.eval_every and step < cfg.max_steps:
@@ -196,13 +235,17 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             export_final(model_cfg, tok, run.out_dir / "final", state)
         accelerator.wait_for_everyone()
         rank_steps = [int(x) for x in accelerator.gather(torch.tensor([step], device=accelerator.device)).tolist()]
-        summary = summarize(run, step, tokens_seen, n_params, timer, peak, rank_steps)
+        guard.flush()
+        summary = {**summarize(run, step, tokens_seen, n_params, timer, peak, rank_steps),
+                   "skipped_steps": guard.skipped}
         if run.main:
             plot_loss_curve(read_metrics(run.metrics_path), run.out_dir / "loss_curve.png")
             io.write_json(run.out_dir / "summary.json", summary, indent=1, ensure_ascii=True)
         accelerator.wait_for_everyone()
         return summary
     finally:
+        if watch is not None:
+            watch.restore()
         release(accelerator)
 
 
@@ -296,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     except Halted as e:
         print(str(e), file=sys.stderr)
         return 3
+    except Preempted as e:  # every rank exits so; one line says what happened and how to go on
+        if os.environ.get("RANK", "0") == "0":
+            print(str(e), file=sys.stderr)
+        return EXIT_PREEMPTED
     return 0
 
 

@@ -70,3 +70,16 @@ def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_th
     _, results = model_index_to_eval_results(exported.data.to_dict()["model-index"])
     assert {r.dataset_config for r in results} == {"ynat", "sts", "nli", "ner", "re", "dp"}
     assert "mrc, dst: generated data, not the benchmark's (§), left out of the `model-index`." in exported.text
+    # and the corpus: `klue export --corpus` gives what `datasets` loads, every document the pii stage kept
+    corpus = tmp_path / "corpus"
+    proc = subprocess.run([sys.executable, "-m", "pipeline.cli", "export", str(wd), "--corpus", "--to", str(corpus)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    from datasets import load_dataset
+    from huggingface_hub import DatasetCard
+
+    ds = load_dataset("parquet", data_dir=str(corpus))
+    assert sum(len(ds[s]) for s in ds) == manifests["pii"]["funnel"]["docs_kept"]
+    assert len(ds["validation"]) == manifests["encode"]["meta"]["docs"]["eval"]
+    data = DatasetCard.load(corpus / "README.md").data.to_dict()
+    assert (data["license"], data["language"]) == ("other", ["ko"])

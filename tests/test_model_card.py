@@ -253,6 +253,29 @@ def test_export_refuses_an_existing_folder_and_an_unknown_arm(run, exported):
     assert not (run.root / "x").exists()
 
 
+def test_the_model_card_links_the_corpus_exported_from_the_same_run(run, tmp_path):
+    from huggingface_hub import DatasetCard
+
+    corpus = tmp_path / "corpus"
+    klue("export", run.wd, "--corpus", "--repo-id", "you/e2e-corpus", "--model-repo", "you/e2e", "--to", corpus)
+    klue("export", run.wd, "--dataset", corpus, "--to", tmp_path / "model")
+    c = load_card(tmp_path / "model" / "README.md")
+    assert c.data.datasets == ["you/e2e-corpus"]
+    assert "[you/e2e-corpus](https://huggingface.co/datasets/you/e2e-corpus)" in c.text
+    assert "[you/e2e](https://huggingface.co/you/e2e)" in DatasetCard.load(corpus / "README.md").text
+    # a corpus exported without a Hub id cannot be linked; one of another run (another pii key) is refused
+    klue("export", run.wd, "--corpus", "--to", tmp_path / "bare")
+    res = CliRunner().invoke(main, ["export", str(run.wd), "--dataset", str(tmp_path / "bare"), "--to",
+                                    str(tmp_path / "m1")])
+    assert res.exit_code != 0 and "export the corpus with --repo-id ID" in res.output
+    readme = corpus / "README.md"
+    key = run.manifests["pii"]["key"]
+    readme.write_text(readme.read_text(encoding="utf-8").replace(key, "0" * 64), encoding="utf-8")
+    res = CliRunner().invoke(main, ["export", str(run.wd), "--dataset", str(corpus), "--to", str(tmp_path / "m2")])
+    assert res.exit_code != 0 and "exported from another run or arm" in res.output
+    assert not (tmp_path / "m1").exists() and not (tmp_path / "m2").exists()
+
+
 def test_an_exported_checkpoint_carries_its_own_card(run, tmp_path):
     out = tmp_path / "step-3"
     klue("export-checkpoint", run.wd / "arms" / "default" / "pretrain", "--output", out)

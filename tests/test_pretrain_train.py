@@ -17,7 +17,7 @@ from pretrain.export import export_final
 from pretrain.metrics import read_metrics
 from pretrain.model import SparseMLM, build_model
 from pretrain.train import Halted, lr_factor, train
-from testkit.pretrain import context, encode_fixture, make_tokenizer
+from testkit.pretrain import context, encode_fixture, make_tokenizer, spy_steps_read
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +47,7 @@ def test_resume_after_kill_equals_uninterrupted_run(encoded, tmp_path, monkeypat
     full = train(_cfg(encoded, tmp_path / "full", architecture))
     assert full["steps"] == 6
 
-    steps_read: list[int] = []
-    real = pretrain.data.SampleOrder.indices
-
-    def spy(self, step, micro, rank):
-        steps_read.append(step)
-        return real(self, step, micro, rank)
-
-    monkeypatch.setattr(pretrain.data.SampleOrder, "indices", spy)
+    steps_read = spy_steps_read(monkeypatch)
     out = tmp_path / "killed"
     with pytest.raises(Halted):
         train(_cfg(encoded, out, architecture, halt_after_step=3))  # dies after step 3; the newest checkpoint is step 2

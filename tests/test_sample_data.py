@@ -167,21 +167,16 @@ def test_the_official_label_lists_and_every_label_in_use():
 def corpus() -> tuple[dict[tuple[str, int], str], Counter[str]]:
     """(file, locator) -> document text, as the collect stage's readers give them (locator: the reader's line / row
     number, 0 for a whole file), and the quarantined records as file:reason counts."""
-    from corpora.readers import Bad, ReadOptions, SourceFile, read_file
-    from corpora.sources import SourceSpec
+    from corpora.readers import Bad
+    from testkit.sample_records import locator, sample_records
 
     docs: dict[tuple[str, int], str] = {}
     bad: Counter[str] = Counter()
-    for src in ds.SOURCES:
-        spec = SourceSpec(name=src.name, path="x", license=src.licence, **src.recipe)
-        path = SAMPLE_DIR / src.out
-        for f in sorted(path.glob("*.txt")) if path.is_dir() else [path]:
-            rel = f.relative_to(SAMPLE_DIR).as_posix()
-            for rec in read_file(spec, SourceFile(f, f.name), ReadOptions()):
-                if isinstance(rec, Bad):
-                    bad[f"{rel}:{rec.reason}"] += 1
-                    continue
-                docs[(rel, int(rec.where.get("row", rec.where.get("line", 0))))] = rec.text
+    for _, rel, rec in sample_records():
+        if isinstance(rec, Bad):
+            bad[f"{rel}:{rec.reason}"] += 1
+            continue
+        docs[(rel, locator(rec))] = rec.text
     return docs, bad
 
 

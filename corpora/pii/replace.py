@@ -50,9 +50,14 @@ def density(text: str, spans: list[Span]) -> float:
     return sum(s.end - s.start for s in spans) / max(1, len(text))
 
 
-def replace_spans(text: str, spans: list[Span], substitute: Callable[[Span, str], str],
-                  diff: DiffCounts | None = None) -> str:
-    """`text` with each span replaced by `substitute(span, original)`. Spans must not overlap."""
+# What a substitute sees of the text after a span: enough for the longest particle it reads (으로, 라고).
+AFTER_CHARS = 4
+Substitute = Callable[[Span, str, str], str]
+
+
+def replace_spans(text: str, spans: list[Span], substitute: Substitute, diff: DiffCounts | None = None) -> str:
+    """`text` with each span replaced by `substitute(span, original, after)`, `after` the next `AFTER_CHARS`
+    characters of `text` (a surrogate may have to agree with the particle there). Spans must not overlap."""
     out = []
     pos = 0
     types_here = set()
@@ -62,7 +67,7 @@ def replace_spans(text: str, spans: list[Span], substitute: Callable[[Span, str]
         if s.end > len(text):
             raise ValueError(f"span {s.start}-{s.end} beyond the text (length {len(text)})")
         out.append(text[pos:s.start])
-        out.append(substitute(s, text[s.start:s.end]))
+        out.append(substitute(s, text[s.start:s.end], text[s.end:s.end + AFTER_CHARS]))
         pos = s.end
         if diff is not None:
             diff.spans[s.type] += 1
@@ -75,9 +80,10 @@ def replace_spans(text: str, spans: list[Span], substitute: Callable[[Span, str]
     return "".join(out)
 
 
-def placeholder_substitute(span: Span, original: str) -> str:
+def placeholder_substitute(span: Span, original: str, after: str = "") -> str:
     return placeholder_token(span.type)
 
 
-def surrogate_substitute(surrogates: Callable[[str, str], str]) -> Callable[[Span, str], str]:
-    return lambda span, original: surrogates(span.type, original)
+def surrogate_substitute(surrogates: Callable[[str, str, str], str]) -> Substitute:
+    """A substitute calling `surrogates(type, original, after)` (a `DocSurrogates`)."""
+    return lambda span, original, after: surrogates(span.type, original, after)

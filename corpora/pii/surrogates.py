@@ -91,11 +91,13 @@ def _phone_like(original: str, rng: random.Random) -> str:
     return original[:k] + reshape(original[k:], rng)
 
 
-def make_surrogate(type_: str, original: str, rng: random.Random, language: str = "ko") -> str:
+def make_surrogate(type_: str, original: str, rng: random.Random, language: str = "ko", after: str = "") -> str:
+    """A fake of `type_` for `original`; `after`, the text right after the span, lets a pack fit the fake to
+    what follows (Korean: the final sound a particle needs, `ko_surrogates.py`)."""
     f = _faker(_locale(language))
     own = _pack_surrogate(type_, language)
     if own is not None:
-        out = own(type_, original, rng, f)
+        out = own(type_, original, rng, f, after)
         if out is not None:
             return out
     if type_ == "PERSON":
@@ -128,7 +130,13 @@ def make_surrogate(type_: str, original: str, rng: random.Random, language: str 
 
 
 class DocSurrogates:
-    """Surrogates for one document: one fake per distinct (type, original) pair, seeded by doc id."""
+    """Surrogates for one document: one fake per distinct (type, original) pair, seeded by doc id.
+
+    The cache key stays (type, original), not (type, original, class wanted): in a grammatical text every
+    particle after a name agrees with the name's own final sound, so its first occurrence asks for the class
+    all the others need, and one person stays one person. Only a text that puts 이 after a name once and 가
+    after it once (ungrammatical one way or the other) gets the first occurrence's class for both.
+    """
 
     def __init__(self, seed: int, doc_id: str, language: str = "ko"):
         self.rng = random.Random(xxhash.xxh64_intdigest(f"{seed}\x1f{doc_id}".encode()))
@@ -137,14 +145,15 @@ class DocSurrogates:
         self.language = language
         self._locale = _locale(language)
 
-    def __call__(self, type_: str, original: str) -> str:
+    def __call__(self, type_: str, original: str, after: str = "") -> str:
+        """The surrogate of `original`; `after` is the text right after this occurrence (see make_surrogate)."""
         key = (type_, original)
         if key not in self._cache:
             _faker(self._locale).seed_instance(self._faker_seed + len(self._cache))
-            fake = make_surrogate(type_, original, self.rng, self.language)
+            fake = make_surrogate(type_, original, self.rng, self.language, after)
             for _ in range(8):  # rare (short numbers), but a surrogate must never repeat the original
                 if fake != original:
                     break
-                fake = make_surrogate(type_, original, self.rng, self.language)
+                fake = make_surrogate(type_, original, self.rng, self.language, after)
             self._cache[key] = fake
         return self._cache[key]

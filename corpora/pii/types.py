@@ -35,8 +35,9 @@ class PackFacts:
 
     - `types`, `optional`: what the pack detects by default, and only when named in `optional_types`.
     - `faker_locale`: Faker's locale for the surrogates of names, e-mails and addresses.
-    - `surrogates`: "module:function" of the pack's own surrogates for the types whose format is its own
-      (`(type, original, rng, faker) -> str | None`; None: the shared rules of `surrogates.py`).
+    - `surrogates`: "module:function" of the pack's own surrogates for the types whose format or grammar is its
+      own (`(type, original, rng, faker, after) -> str | None`, `after` the text right after the span; None: the
+      shared rules of `surrogates.py`).
     - `key_packages`: the distributions whose versions are part of the `pii_detect` stage's key (data the pack
       reads at run time: a MeCab dictionary, python-stdnum's checks).
     - `presidio_region`, `presidio_recognizers`: for the baseline of presidio's shipped recognizers, the phone
@@ -54,6 +55,7 @@ class PackFacts:
 
 PACKS: dict[str, PackFacts] = {
     "ko": PackFacts(ALL_TYPES, "ko_KR", "KR", optional=OPTIONAL_TYPES,
+                    surrogates="corpora.pii.ko_surrogates:surrogate",  # names fit the particle after them
                     presidio_recognizers=("KrRrnRecognizer", "KrFrnRecognizer", "KrBrnRecognizer",
                                           "KrDriverLicenseRecognizer", "KrPassportRecognizer")),
     "ja": PackFacts(JA_TYPES, "ja_JP", "JP", surrogates="corpora.pii.ja.surrogates:surrogate",

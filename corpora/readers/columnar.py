@@ -11,17 +11,19 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpora.readers.records import Bad, ReadOptions, Record, SourceFile
+from corpora.readers.records import Bad, ReadOptions, Record, SourceFile, Span
 from corpora.sources import SourceSpec
 
 BATCH = 1024
 _ARROW_ERRORS = (pa.ArrowException, OSError)
 
 
-def read_columnar(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[Record | Bad]:
+def read_columnar(spec: SourceSpec, src: SourceFile, opts: ReadOptions,
+                  span: Span | None = None) -> Iterator[Record | Bad]:
+    """The records of a file, or (Parquet) of the row groups of one `span`, numbered as in the whole file."""
     columns = [spec.text_field, *[c for c in spec.meta_fields if c != spec.text_field]]
     try:
-        names, batches = _open(src, columns)
+        names, batches = _open(src, columns, None if span is None else range(span.start, span.end))
     except _ARROW_ERRORS as e:
         yield Bad("corrupt_file", "file", f"cannot read {src.kind} file: {type(e).__name__}: {e}")
         return
@@ -29,7 +31,7 @@ def read_columnar(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Itera
     if missing:
         raise ValueError(f"source {spec.name!r}: {src.path}: no column(s) {missing}; columns: {names[:20]} "
                          "(set text_field / meta_fields)")
-    row = 0
+    row = 0 if span is None else span.before
     try:
         for batch in batches:
             for i, text in enumerate(batch[spec.text_field]):
@@ -61,8 +63,10 @@ def _jsonable(v: Any) -> Any:
     return str(v)  # dates, decimals, bytes: their string form keeps meta JSON
 
 
-def _open(src: SourceFile, columns: list[str]) -> tuple[list[str], Iterable[dict[str, list]]]:
-    """Column names and an iterator of {column: values} batches (only the columns asked for)."""
+def _open(src: SourceFile, columns: list[str],
+          row_groups: range | None = None) -> tuple[list[str], Iterable[dict[str, list]]]:
+    """Column names and an iterator of {column: values} batches (only the columns asked for; of `row_groups`
+    only, for a piece of a split Parquet file)."""
     if src.kind == "hf_disk":
         import datasets  # heavy; only for this format
 
@@ -76,7 +80,9 @@ def _open(src: SourceFile, columns: list[str]) -> tuple[list[str], Iterable[dict
         pf = pq.ParquetFile(src.path)
         names = pf.schema_arrow.names
         present = [c for c in columns if c in names]
-        return names, (rb.to_pydict() for rb in pf.iter_batches(batch_size=BATCH, columns=present))
+        groups = None if row_groups is None else list(row_groups)
+        return names, (rb.to_pydict() for rb in pf.iter_batches(batch_size=BATCH, columns=present,
+                                                                row_groups=groups))
     source = pa.memory_map(str(src.path))
     try:
         reader = pa.ipc.open_stream(source)  # what `datasets` writes

@@ -7,16 +7,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, decode
-from corpora.readers.streams import StreamError, is_compressed, iter_lines, open_binary
+from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, Span, decode
+from corpora.readers.streams import StreamError, is_compressed, iter_lines, open_binary, open_range
 from corpora.readers.text import truncated
 from corpora.sources import SourceSpec
 
 
-def read_jsonl(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[Record | Bad]:
-    with open_binary(src.path) as f:
+def read_jsonl(spec: SourceSpec, src: SourceFile, opts: ReadOptions,
+               span: Span | None = None) -> Iterator[Record | Bad]:
+    """The records of a file, or of one `span` of it (a split file is never compressed)."""
+    first_line, first_offset = (0, 0) if span is None else (span.before, span.start)
+    with open_binary(src.path) if span is None else open_range(src.path, span.start, span.end) as f:
         try:
-            for ln in iter_lines(f, opts.max_doc_bytes, compressed=is_compressed(src.path)):
+            for ln in iter_lines(f, opts.max_doc_bytes, compressed=is_compressed(src.path), first_line=first_line,
+                                 first_offset=first_offset):
                 yield _record(spec, ln.number, ln.data, ln.size, ln.head, opts)
         except StreamError as e:
             yield truncated(e)

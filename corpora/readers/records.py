@@ -53,6 +53,17 @@ class ReadOptions:
 
 
 @dataclass(frozen=True)
+class Span:
+    """A piece of a split file (`corpora.readers.ranges`): bytes [start, end) holding whole lines (text,
+    JSON lines) or row groups [start, end) (Parquet), with `before` lines or rows ahead of it in the file, so
+    its records get the indices and line numbers the whole-file read gives them."""
+
+    start: int
+    end: int
+    before: int
+
+
+@dataclass(frozen=True)
 class Record:
     index: int | str  # record index for the stable id (line number, row number, ...)
     text: str

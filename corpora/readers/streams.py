@@ -52,6 +52,40 @@ def open_binary(path: Path) -> BinaryIO:
     return open(path, "rb", buffering=CHUNK)
 
 
+def open_range(path: Path, start: int, end: int) -> BinaryIO:
+    """Open bytes [start, end) of an uncompressed file as a stream of its own, so that a piece of a split file
+    goes through the same line splitting as the whole file (`corpora.readers.ranges`)."""
+    return io.BufferedReader(_Window(path, start, end), CHUNK)
+
+
+class _Window(io.RawIOBase):
+    """Raw reader that stops at `end`: a byte range must never read into the next worker's range."""
+
+    def __init__(self, path: Path, start: int, end: int):
+        self._path = path
+        self._f = open(path, "rb", buffering=0)
+        self._f.seek(start)
+        self._end = end
+        self._left = end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            return 0
+        n = self._f.readinto(memoryview(b)[:min(len(b), self._left)]) or 0
+        if n == 0:  # a shorter file than planned: its pieces no longer match the whole-file read
+            raise OSError(f"{self._path}: ends at byte {self._end - self._left}, before the end of its piece at "
+                          f"byte {self._end}: the file changed while it was being collected")
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
+
+
 class _ZstdRaw(io.RawIOBase):
     """Raw zstd decompressing reader that notices truncation.
 
@@ -109,13 +143,16 @@ class Line:
 
 
 def iter_lines(stream: BinaryIO, limit: int, strip_bom: bool = True, keep_ends: bool = False,
-               compressed: bool = False) -> Iterator[Line]:
+               compressed: bool = False, first_line: int = 0, first_offset: int = 0) -> Iterator[Line]:
     """Split a byte stream on b"\\n", holding at most `limit` bytes of one line (longer ones: data=None).
 
+    `first_line`/`first_offset`: lines and bytes before the stream's start, when it is a piece of a split file
+    (the numbers then continue the whole file's; a BOM is only stripped at the file's start).
     Raises StreamError (with the number of the first line not read) when a compressed stream breaks off.
     """
-    number = 0
-    offset = 0
+    number = first_line
+    offset = first_offset
+    strip_bom = strip_bom and first_offset == 0
     errors = STREAM_ERRORS if compressed else ()
     while True:
         parts: list[bytes] = []
@@ -129,7 +166,7 @@ def iter_lines(stream: BinaryIO, limit: int, strip_bom: bool = True, keep_ends: 
                 raise StreamError(number + 1, offset, e) from e
             if not chunk:
                 break
-            if number == 0 and size == 0 and strip_bom and chunk.startswith(BOM):
+            if number == first_line and size == 0 and strip_bom and chunk.startswith(BOM):
                 chunk = chunk[len(BOM):]
                 offset += len(BOM)
             if not head:

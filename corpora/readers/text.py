@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, decode
+from corpora.readers.records import Bad, DecodeFailure, ReadOptions, Record, SourceFile, Span, decode
 from corpora.readers.streams import (
     BOM,
     CHUNK,
@@ -14,18 +14,23 @@ from corpora.readers.streams import (
     is_compressed,
     iter_lines,
     open_binary,
+    open_range,
 )
 from corpora.sources import SourceSpec
 
 
-def read_text(spec: SourceSpec, src: SourceFile, opts: ReadOptions) -> Iterator[Record | Bad]:
+def read_text(spec: SourceSpec, src: SourceFile, opts: ReadOptions,
+              span: Span | None = None) -> Iterator[Record | Bad]:
+    """The records of a file, or of one `span` of it (lines and blocks only: a split file is never compressed
+    and never `unit: file`)."""
     compressed = is_compressed(src.path)
-    with open_binary(src.path) as f:
+    at = (0, 0) if span is None else (span.before, span.start)
+    with open_binary(src.path) if span is None else open_range(src.path, span.start, span.end) as f:
         try:
             if spec.unit == "line":
-                yield from _lines(spec, f, opts, compressed)
+                yield from _lines(spec, f, opts, compressed, at)
             elif spec.unit == "block":
-                yield from _blocks(spec, f, opts, compressed)
+                yield from _blocks(spec, f, opts, compressed, at)
             else:
                 yield from _whole(spec, f, opts, compressed)
         except StreamError as e:
@@ -41,8 +46,9 @@ def truncated(e: StreamError) -> Bad:
                "the file is this one quarantined record")
 
 
-def _lines(spec: SourceSpec, f, opts: ReadOptions, compressed: bool) -> Iterator[Record | Bad]:
-    for ln in iter_lines(f, opts.max_doc_bytes, compressed=compressed):
+def _lines(spec: SourceSpec, f, opts: ReadOptions, compressed: bool,
+           at: tuple[int, int]) -> Iterator[Record | Bad]:
+    for ln in iter_lines(f, opts.max_doc_bytes, compressed=compressed, first_line=at[0], first_offset=at[1]):
         loc = f"line {ln.number}"
         if ln.data is None:
             yield Bad("too_long", loc, f"line of {ln.size} bytes exceeds max_doc_bytes={opts.max_doc_bytes}",
@@ -55,9 +61,11 @@ def _lines(spec: SourceSpec, f, opts: ReadOptions, compressed: bool) -> Iterator
         yield Record(ln.number, text, {"line": ln.number})
 
 
-def _blocks(spec: SourceSpec, f, opts: ReadOptions, compressed: bool) -> Iterator[Record | Bad]:
+def _blocks(spec: SourceSpec, f, opts: ReadOptions, compressed: bool,
+            at: tuple[int, int]) -> Iterator[Record | Bad]:
     """Blocks are runs of non-blank lines; the whole block is one record (quarantined whole if one of its
-    lines does not decode, so a document is never silently shortened)."""
+    lines does not decode, so a document is never silently shortened). A blank line resets all state, which is
+    why a split file's pieces start right after one (`corpora.readers.ranges`)."""
     start = 0
     last = 0
     size = 0
@@ -77,7 +85,7 @@ def _blocks(spec: SourceSpec, f, opts: ReadOptions, compressed: bool) -> Iterato
                        fail.excerpt)
         return Record(start, "\n".join(parts), {"line": start})
 
-    for ln in iter_lines(f, opts.max_doc_bytes, compressed=compressed):
+    for ln in iter_lines(f, opts.max_doc_bytes, compressed=compressed, first_line=at[0], first_offset=at[1]):
         if ln.data is not None and not ln.data.strip():
             if start:
                 yield flush()

@@ -125,7 +125,10 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     """Replace (or drop) detected PII; `enabled: false` passes the corpus through byte-identical."""
 
     name = "pii"
-    version = "2"  # 2: business-number surrogates follow the layout rules; optional types
+    # 2: business-number surrogates follow the layout rules; optional types. 3: Korean surrogate names and
+    # addresses end in the final sound the particle after them needs (surrogate bytes change; placeholder and
+    # drop modes do not)
+    version = "3"
     inputs = ("decontaminate", "pii_detect", "toxicity")
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "enabled"

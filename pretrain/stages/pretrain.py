@@ -8,20 +8,26 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from pipeline import io
 from pipeline.hardware import mfu_peak
-from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageResult
+from pipeline.stage import ArmOutput, Preempted, ReportSection, Stage, StageContext, StageResult
 from pretrain.config import PretrainParams
 from pretrain.stages.encode import tokenizer_dir
 
 
 class PretrainStage(Stage[PretrainParams]):
-    """MLM pretraining; resumable: a killed run continues from its newest checkpoint in the same folder."""
+    """MLM pretraining; resumable: a killed run continues from its newest verified checkpoint in the same folder,
+    and a preempted one (SIGTERM/SIGUSR1: `pretrain.preempt`) from the checkpoint it wrote on the way out."""
 
     name = "pretrain"
     # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain; 4: fp32 export under DeepSpeed, eval masks
@@ -179,7 +185,8 @@ class PretrainStage(Stage[PretrainParams]):
             "plots": ["loss_curve.png"],
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
                                                    "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
-                                                   "params", "world_size", "precision")},
+                                                   "params", "world_size", "precision")}
+            | {"skipped_updates": len(summary.get("skipped_steps") or [])},  # non-finite steps (pretrain.nonfinite)
             **({"parent": parent} if parent else {}),
         })
 
@@ -337,13 +344,29 @@ def resolve_steps(ctx: StageContext[PretrainParams], p: PretrainParams) -> int:
     return min(steps)
 
 
+# How long torchrun lets its workers finish after forwarding a signal before it SIGKILLs them (its default is 30 s):
+# long enough for a preemption checkpoint of a large model; the scheduler's own grace period is the real bound.
+SHUTDOWN_TIMEOUT_S = 600
+FORWARDED = (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT, signal.SIGHUP)  # passed on from `klue run` to torchrun
+
+
 def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> None:
     """Run `python -m pretrain.train CONFIG` on `num_processes` ranks with torchrun (a real process per rank).
 
     Not `accelerate launch --cpu`: with --cpu it silently starts a single process. torchrun sets the rank
     environment that `Accelerator` reads; on a CPU-only machine that selects gloo (DeepSpeed: its CPU
     accelerator, `DS_ACCELERATOR=cpu`).
+
+    Preemption: torchrun runs in a session of its own, and SIGTERM, SIGUSR1, SIGINT and SIGHUP sent to this
+    process are passed on to it once each; torchrun relays them to every rank (SIGUSR1 too:
+    `--signals-to-handle`) and waits `SHUTDOWN_TIMEOUT_S` for them (its ranks run in sessions of their own, so
+    only torchrun can reach them). Its own session means one signal to this process's group reaches torchrun
+    once, from here, not twice (torchrun's handler raises on every signal, even while it shuts down). The ranks
+    write their checkpoint and exit with EXIT_PREEMPTED, which torchrun reports as a plain failure, so the main
+    rank's `preempted.json` is what says it: then this raises `Preempted`.
     """
+    from pretrain.preempt import PREEMPTED_FILE
+
     env = dict(os.environ)
     if "OMP_NUM_THREADS" not in env:
         env["OMP_NUM_THREADS"] = str(rank_threads(num_processes))
@@ -351,12 +374,44 @@ def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> No
         env.setdefault("DS_ACCELERATOR", "cpu")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
-                "--nproc_per_node", str(num_processes)]
+                "--nproc_per_node", str(num_processes), "--signals-to-handle", "SIGTERM,SIGINT,SIGHUP,SIGQUIT,SIGUSR1",
+                "--shutdown-timeout", str(SHUTDOWN_TIMEOUT_S)]
     cmd = [*torchrun, "-m", "pretrain.train", str(cfg_path)]
-    proc = subprocess.run(cmd, env=env, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"pretraining on {num_processes} processes failed (exit {proc.returncode}): "
-                           f"{' '.join(cmd)}")
+    marker = cfg_path.parent / PREEMPTED_FILE
+    marker.unlink(missing_ok=True)
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True)
+    with forward_signals(proc, FORWARDED) as received:
+        returncode = proc.wait()
+    if returncode == 0:
+        return
+    if marker.is_file():
+        raise Preempted(json.loads(marker.read_text(encoding="utf-8"))["message"])
+    if signal.SIGINT in received:
+        raise KeyboardInterrupt
+    raise RuntimeError(f"pretraining on {num_processes} processes failed (exit {returncode}): {' '.join(cmd)}")
+
+
+@contextmanager
+def forward_signals(proc: subprocess.Popen[bytes], signals: tuple[signal.Signals, ...]) -> Iterator[set[int]]:
+    """While the block runs, pass each of `signals` that this process receives on to `proc` (once per signal:
+    torchrun's handler raises on every signal, and a repeat would interrupt the shutdown the first one started),
+    instead of dying and leaving `proc` running. Yields the set of signals received; restores the previous
+    handlers after. Outside the main thread Python cannot install handlers: then it forwards nothing."""
+    received: set[int] = set()
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if signum not in received and proc.poll() is None:
+            proc.send_signal(signum)
+        received.add(signum)
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {sig: signal.signal(sig, forward) for sig in signals}
+    try:
+        yield received
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def rank_threads(num_processes: int) -> int:

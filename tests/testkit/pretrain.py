@@ -67,3 +67,18 @@ def train_samples(encode_dir: Path | str, tok, seq_len: int):
     from pretrain.data import PackedSamples, SpecialIds, TokenStream
 
     return PackedSamples(TokenStream(Path(encode_dir), "train"), seq_len, SpecialIds.from_tokenizer(tok))
+
+
+def spy_steps_read(monkeypatch) -> list[int]:
+    """The steps whose samples the loop reads from now on (a resume must read no step twice)."""
+    import pretrain.data
+
+    steps_read: list[int] = []
+    real = pretrain.data.SampleOrder.indices
+
+    def spy(self, step, micro, rank):
+        steps_read.append(step)
+        return real(self, step, micro, rank)
+
+    monkeypatch.setattr(pretrain.data.SampleOrder, "indices", spy)
+    return steps_read

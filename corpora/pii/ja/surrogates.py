@@ -1,7 +1,8 @@
 """The Japanese surrogates that differ from the shared rules of `corpora/pii/surrogates.py` (the pack's
 `PackFacts.surrogates`): a valid My Number (check digit last), a valid corporate number (check digit first; the
 invoice number's `T` kept), a name written as the original (no space between surname and given name unless it
-had one). Every other type: None, the shared rules."""
+had one). Every other type: None, the shared rules. `after` (the text after the span) is not read: Japanese
+particles (が, は, を, ...) do not change with the word before them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from corpora.pii.ja.patterns import corporate_number_ok, my_number_ok
 from corpora.pii.surrogates import fix_check_digit, reshape
 
 
-def surrogate(type_: str, original: str, rng: random.Random, f) -> str | None:
+def surrogate(type_: str, original: str, rng: random.Random, f, after: str = "") -> str | None:
     if type_ == "MY_NUMBER":
         return fix_check_digit(reshape(original, rng), my_number_ok)
     if type_ == "CORPORATE_NUMBER":

@@ -1,0 +1,206 @@
+"""Every corpus stage at several sizes: MB of input per CPU second, wall seconds, peak memory, disk, and the funnel
+checked against what the scale corpus planted.
+
+    KLUE_DATA_DIR=../shared/data python bench/scale.py --gb 0.1 0.5 1 [--workers 1 2] [--ray] [--json OUT]
+        [--cache DIR] [--until encode]
+
+Input: `python -m datagen.scale --gb N` (new Korean documents drawn from the shared corpus's sources, with
+planted exact and near duplicates, PII of every type and junk; cached under `--cache`). Each stage runs in a
+`klue run RECIPE --until STAGE` process of its own (the stages before it are done and skipped), so what the
+process and its workers use is the stage's:
+- CPU seconds: the rusage of the finished `klue run` and every worker it waited for, less the CPU of a run that
+  skips every stage (start-up, imports, the input digests), measured once per workdir;
+- peak RSS: the largest sum of the RSS of `klue run` and its descendants (driver and pool workers), sampled
+  every 0.1 s with psutil (a Ray run's workers are not descendants: its RSS is the driver's);
+- wall seconds: the stage's own `timings.seconds` in its manifest;
+- MB of input: the stage's `chars_in` in UTF-8 bytes (the corpus's bytes per character; the collect stage: the
+  files' bytes; vocab and encode: the pii stage's output);
+- disk: the bytes of the stage's folder.
+Then the funnel against the manifest of the scale corpus: every planted junk document gone after `filter`; dedup's
+exact and near duplicates against the planted copies that passed the filters; every planted PII type found in
+its document by `pii_detect`. With `--ray`, the largest size again on the Ray executor (a local instance with
+`--workers` CPUs): the same bytes as the local pool, stage by stage, and its wall time over the pool's.
+
+Time it alone: 2 cores are easily oversubscribed. Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import psutil  # noqa: E402
+
+from datagen.scale import check_funnel, generate  # noqa: E402
+from datagen.scale import stage_folder as folder  # noqa: E402
+from datagen.scale import stage_manifest as manifest  # noqa: E402
+
+STAGES = ("collect", "filter", "dedup", "decontaminate", "pii_detect", "pii", "pretokenize", "vocab", "encode")
+
+
+def klue(recipe: Path, wd: Path, until: str, workers: int, executor: str = "local") -> dict[str, float]:
+    """One `klue run --until` in a subprocess: its CPU seconds (with its waited-for workers) and the peak of the
+    summed RSS of its process tree."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", str(recipe), "--workdir", str(wd),
+                             "--until", until, "--workers", str(workers), "--executor", executor], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        p = psutil.Process(proc.pid)
+        while not done.is_set():
+            try:
+                rss = sum(q.memory_info().rss for q in [p, *p.children(recursive=True)])
+                peak[0] = max(peak[0], rss / 2**20)
+            except psutil.Error:
+                pass
+            time.sleep(0.1)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    out, _ = proc.communicate()
+    done.set()
+    th.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise RuntimeError(f"klue run --until {until} failed:\n{out[-4000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": cpu, "peak_rss_mb": peak[0], "wall_total_s": time.perf_counter() - t0}
+
+
+def disk_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def input_mb(wd: Path, stage: str, corpus: dict[str, Any]) -> float:
+    """MB of UTF-8 the stage read: collect the files' bytes, the others their chars_in at the corpus's bytes per
+    character (vocab and encode read the pii stage's output)."""
+    chars = manifest(wd, "collect")["funnel"]["chars_in"]
+    per_char = corpus["bytes"] / max(chars, 1)
+    if stage == "collect":
+        return corpus["bytes"] / 1e6
+    src = "pii" if stage in ("pretokenize", "vocab", "encode") else stage
+    f = manifest(wd, src)["funnel"]
+    n = f["chars_kept"] if src != stage else f["chars_in"]
+    return n * per_char / 1e6
+
+
+def run_chain(recipe: Path, wd: Path, workers: int, corpus: dict[str, Any], until: str,
+              executor: str = "local") -> dict[str, dict[str, float]]:
+    stages = STAGES[:STAGES.index(until) + 1]
+    raw = {s: klue(recipe, wd, s, workers, executor) for s in stages}
+    idle = min(klue(recipe, wd, until, workers, executor)["cpu_s"] for _ in range(2))  # every stage skipped
+    out = {}
+    for s in stages:
+        m = manifest(wd, s)
+        cpu = max(raw[s]["cpu_s"] - idle, 1e-3)
+        mb = input_mb(wd, s, corpus)
+        out[s] = {"gb": corpus["gb"], "workers": workers, "executor": executor, "input_mb": round(mb, 2),
+                  "cpu_s": round(cpu, 2), "mb_per_cpu_s": round(mb / cpu, 3),
+                  "wall_s": round(m["timings"]["seconds"], 2), "peak_rss_mb": round(raw[s]["peak_rss_mb"], 1),
+                  "disk_mb": round(disk_mb(folder(wd, s)), 2), "startup_cpu_s": round(idle, 2)}
+    return out
+
+
+def digests(wd: Path, stages: tuple[str, ...]) -> dict[str, dict[str, str]]:
+    out = {}
+    for s in stages:
+        f = folder(wd, s)
+        out[s] = {p.relative_to(f).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                  for p in sorted(f.rglob("*")) if p.is_file() and p.name != "manifest.json"}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--gb", type=float, nargs="+", default=[0.1, 0.5, 1.0])
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--until", default="encode", choices=STAGES)
+    ap.add_argument("--ray", action="store_true", help="also the largest size on the Ray executor")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/klue-scale"))
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--keep", action="store_true", help="keep the workdirs")
+    args = ap.parse_args()
+    data = Path(os.environ.get("KLUE_DATA_DIR", ROOT.parent / "shared" / "data"))
+    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                if ln.startswith("model name")), "unknown CPU")
+    print(f"{cpu}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
+    results: dict[str, Any] = {"cpu": cpu, "cores": os.cpu_count(), "load_start": os.getloadavg()[0], "stages": {},
+                               "funnel": {}, "corpus": {}}
+    for gb in args.gb:
+        out = args.cache / f"scale-{gb:g}"
+        if not (out / "manifest.json").is_file():
+            t0 = time.perf_counter()
+            generate(out, gb, data)
+            print(f"generated {out} in {time.perf_counter() - t0:.0f} s")
+        corpus = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        results["corpus"][f"{gb:g}"] = {"docs": corpus["docs"], "bytes": corpus["bytes"]}
+        runs = [("local", w) for w in args.workers] + ([("ray", max(args.workers))] if args.ray and gb == max(args.gb)
+                                                        else [])
+        for executor, workers in runs:
+            wd = args.cache / f"wd-{gb:g}-{workers}-{executor}"
+            shutil.rmtree(wd, ignore_errors=True)
+            rows = run_chain(out / "recipe.yaml", wd, workers, corpus, args.until, executor)
+            for s, r in rows.items():
+                results["stages"].setdefault(s, []).append(r)
+                print(f"{s:14s} {gb:5g} GB  workers {workers} {executor:5s}  {r['mb_per_cpu_s']:7.2f} MB/CPU-s  "
+                      f"wall {r['wall_s']:8.1f} s  peak {r['peak_rss_mb']:7.0f} MB  disk {r['disk_mb']:8.1f} MB",
+                      flush=True)
+            results["funnel"][f"{gb:g}-{workers}-{executor}"] = check_funnel(wd, corpus)
+            print("funnel:", json.dumps(results["funnel"][f"{gb:g}-{workers}-{executor}"]), flush=True)
+            if executor == "ray":
+                local = args.cache / f"wd-{gb:g}-{workers}-local"
+                same = digests(local, tuple(rows)) == digests(wd, tuple(rows))
+                ratio = {s: round(rows[s]["wall_s"] / max(results_row(results, s, gb, workers)["wall_s"], 1e-3), 2)
+                         for s in rows}
+                results["ray"] = {"gb": gb, "workers": workers, "same_bytes": same, "wall_over_local": ratio}
+                print("ray:", json.dumps(results["ray"]), flush=True)
+    results["load_end"] = os.getloadavg()[0]
+    _print_acceptance(results, args.gb)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    if not args.keep:
+        for wd in args.cache.glob("wd-*"):
+            shutil.rmtree(wd, ignore_errors=True)
+
+
+def results_row(results: dict[str, Any], stage: str, gb: float, workers: int) -> dict[str, Any]:
+    return next(r for r in results["stages"][stage] if r["gb"] == gb and r["workers"] == workers
+                and r["executor"] == "local")
+
+
+def _print_acceptance(results: dict[str, Any], sizes: list[float]) -> None:
+    """Per stage, one worker: peak RSS and MB/CPU-s at the largest size over the smallest (issue 49's bounds:
+    RSS within 1.25x, rate within 15 %)."""
+    lo, hi = min(sizes), max(sizes)
+    if lo == hi:
+        return
+    print(f"\nper stage, workers 1: largest ({hi:g} GB) over smallest ({lo:g} GB)")
+    for s in results["stages"]:
+        try:
+            a, b = results_row(results, s, lo, 1), results_row(results, s, hi, 1)
+        except StopIteration:
+            continue
+        print(f"{s:14s} peak RSS x{b['peak_rss_mb'] / a['peak_rss_mb']:.2f}   MB/CPU-s x"
+              f"{b['mb_per_cpu_s'] / a['mb_per_cpu_s']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
