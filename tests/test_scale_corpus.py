@@ -51,8 +51,8 @@ def test_the_funnel_removes_and_finds_exactly_what_was_planted(corpus):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     m = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
     collected = {d.id for s in list_shards(stage_folder(wd, "collect")) for d in iter_docs(s)}
-    planted = [i for s in m["sources"].values() for k in ("exact", "near", "junk") for i in s["ids"][k]]
-    planted += [i for s in m["sources"].values() for i in s["ids"]["pii"]]
+    planted = [i for s in m["sources"].values() for k in ("exact", "near") for pair in s["ids"][k] for i in pair]
+    planted += [i for s in m["sources"].values() for k in ("junk", "pii") for i in s["ids"][k]]
     assert len(collected) == m["docs"] and set(planted) <= collected  # the manifest's ids are collect's
     f = check_funnel(wd, m)
     assert f["junk"]["planted"] > 10 and f["junk"]["left_after_filter"] == 0
