@@ -137,11 +137,28 @@ def export_corpus(workdir: Path, to: Path, *, arm: str | None = None, stage: str
         out = _write_splits(tmp / DATA, stages, stage, licences, language, held, int(shard_mb * 2**20))
         export = CorpusExport(facts=facts, stage=stage, files=out["files"], docs=out["docs"],
                               by_source=out["by_source"], columns=out["columns"], held_out=held, pii_eval=measured,
-                              recipe=recipe, run={k: run.get(k) for k in ("klue_version", "python", "platform")},
+                              recipe=portable(recipe, run.get("recipe_file")),
+                              run={k: run.get(k) for k in ("klue_version", "python", "platform")},
                               model_repo=model_repo, repo_id=repo_id)
         _reconcile(export, stages[stage])
         write_dataset_card(tmp, export)
     return export
+
+
+def portable(value: Any, recipe_file: str | None) -> Any:
+    """The recipe snapshot as a card may publish it: an absolute path under the recipe's folder relative to it,
+    any other absolute path as its last two parts (`…/klue/ynat-v1_dev.json`), so the card does not give away
+    the layout of the machine that ran it."""
+    if isinstance(value, dict):
+        return {k: portable(v, recipe_file) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable(v, recipe_file) for v in value]
+    if isinstance(value, str) and value.startswith("/"):
+        path, root = Path(value), Path(recipe_file).parent if recipe_file else None
+        if root is not None and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        return "…/" + "/".join(path.parts[-2:])
+    return value
 
 
 def _held_out(encode: StageInput | None) -> dict[str, Any] | None:

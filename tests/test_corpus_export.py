@@ -126,6 +126,8 @@ def test_dataset_card_metadata_is_what_the_hub_reads(on):
     licence = (on / "LICENSE").read_text(encoding="utf-8")
     assert "CC0 (test fixture)" in licence and "public documents" in licence
     assert 'load_dataset("you/e2e-corpus")' in c.text
+    # the recipe as recorded, without the machine's folders: paths relative to the recipe's folder
+    assert "path: sources/news_lines.txt" in c.text and str(REPO) not in c.text and str(on.parent) not in c.text
 
 
 def row(text: str, *cells: str) -> bool:
