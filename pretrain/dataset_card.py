@@ -27,6 +27,7 @@ from pretrain.card_facts import CorpusFacts
 from pretrain.card_sections import LANGUAGES, decontamination_section, funnel_lines, pii_section
 
 CARD = "README.md"
+CORPUS_STAGES = ("collect", "filter", "dedup", "decontaminate", "pii")  # the stages whose outputs are documents
 # the Hub's size categories (huggingface/hub-docs, datasets-cards: `size_categories`), by document count
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
@@ -246,8 +247,7 @@ def removals(f: CorpusFacts, until: str) -> dict[tuple[str, str], dict[str, int]
 
 
 def _upto(stage: str) -> tuple[str, ...]:
-    order = ("collect", "filter", "dedup", "decontaminate", "pii")
-    return order[:order.index(stage) + 1]
+    return CORPUS_STAGES[:CORPUS_STAGES.index(stage) + 1]
 
 
 def _dedup(f: CorpusFacts) -> str:

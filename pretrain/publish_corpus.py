@@ -37,13 +37,12 @@ from pipeline.manifest import sha256_file
 from pipeline.stage import StageInput
 from pipeline.workdir import WorkdirError, arm_stages, choose_arm, read_run
 from pretrain.card_facts import CorpusFacts, model_name, sources_of
-from pretrain.dataset_card import CorpusExport, write_dataset_card
+from pretrain.dataset_card import CORPUS_STAGES, CorpusExport, write_dataset_card
 from pretrain.encode import is_held_out
 
 DATA = "data"  # the Hub's folder for data files; `configs` in the card points at it
 SHARD_MB = 256  # text per shard: the Hub's viewer and `datasets` streaming want files of a few hundred MB at most
 ROW_GROUP = 1024  # rows per Parquet row group: small groups let the viewer and streaming read a page cheaply
-CORPUS_STAGES = ("collect", "filter", "dedup", "decontaminate", "pii")  # the stages whose outputs are documents
 
 
 @dataclass
