@@ -37,8 +37,9 @@ def word_spans(text: str, lang: Language | None = None) -> tuple[np.ndarray, lis
 
 def word_hashes(text: str, lang: Language | None = None) -> np.ndarray:
     """Hashes of the language's match words (`Language.match_words`: normalized, without punctuation)."""
-    h = xxhash.xxh3_64_intdigest
-    return np.array([h(w.encode()) for w in (lang or _korean()).match_words(text)], dtype=np.uint64)
+    words = (lang or _korean()).match_words(text)
+    # C-level loops (map), not a list comprehension: 1.5x faster, the same hashes
+    return np.fromiter(map(xxhash.xxh3_64_intdigest, map(str.encode, words)), dtype=np.uint64, count=len(words))
 
 
 def _korean() -> Language:
@@ -133,21 +134,53 @@ class BenchmarkIndex:
         found: list[tuple[int, int]] = []
         if len(self.keys) == 0 or len(words) < self.lengths[0]:
             return 0, found
+        bits = self._bit_table()
+        for m, q in _rolling(words, self.lengths):
+            at, keys = self._hits(q, np.flatnonzero(bits[(q & _BITS_MASK).astype(np.intp)]))
+            if len(at):
+                mask |= int(np.bitwise_or.reduce(self.owners[keys]))
+                found.extend((int(i), m) for i in at)
+        return mask, found
+
+    def _bit_table(self) -> np.ndarray:
+        """A bit per key-hash bucket: most n-grams are ruled out by one lookup before the binary search."""
         if self._bits is None:
             self._bits = np.zeros(_BITS_SIZE, dtype=bool)
             self._bits[(self.keys & _BITS_MASK).astype(np.intp)] = True
+        return self._bits
+
+    def _hits(self, q: np.ndarray, maybe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of the candidate positions `maybe` of the n-gram keys `q`, those whose key is in the index, and the
+        index rows they match."""
+        if len(maybe) == 0:
+            return maybe, maybe
+        qm = q[maybe]
+        pos = np.searchsorted(self.keys, qm)
+        pos[pos == len(self.keys)] = 0
+        hit = self.keys[pos] == qm
+        return maybe[hit], pos[hit]
+
+    def masks(self, docs: list[np.ndarray]) -> list[int]:
+        """`matches(words)[0]` of each document's word hashes, for many documents at once.
+
+        Why: `matches` costs ~25 numpy calls per n-gram length (a benchmark index holds every length from
+        `min_words` to `n`), ~0.5 ms per document whatever its size; here the calls are per batch. The documents'
+        words are concatenated and rolled once: an m-gram's key depends only on its own m words, so every
+        m-gram inside one document has the key `matches` gives it, and the m-grams that straddle two documents
+        are left out."""
+        out = np.zeros(len(docs), dtype=np.uint64)
+        if len(self.keys) == 0 or not docs:
+            return [0] * len(docs)
+        lens = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+        words = np.concatenate(docs) if int(lens.sum()) else np.zeros(0, dtype=np.uint64)
+        doc_of = np.repeat(np.arange(len(docs)), lens)
+        bits = self._bit_table()
         for m, q in _rolling(words, self.lengths):
-            maybe = np.flatnonzero(self._bits[(q & _BITS_MASK).astype(np.intp)])
-            if len(maybe) == 0:
-                continue
-            qm = q[maybe]
-            pos = np.searchsorted(self.keys, qm)
-            pos[pos == len(self.keys)] = 0
-            hit = self.keys[pos] == qm
-            if hit.any():
-                mask |= int(np.bitwise_or.reduce(self.owners[pos[hit]]))
-                found.extend((int(i), m) for i in maybe[hit])
-        return mask, found
+            inside = doc_of[: len(q)] == doc_of[m - 1 :]  # the m-gram at i ends in the document it starts in
+            at, keys = self._hits(q, np.flatnonzero(bits[(q & _BITS_MASK).astype(np.intp)] & inside))
+            if len(at):
+                np.bitwise_or.at(out, doc_of[at], self.owners[keys])
+        return [int(x) for x in out]
 
     def benchmark_names(self, mask: int) -> list[str]:
         return [nm for b, nm in enumerate(self.names) if mask >> b & 1]

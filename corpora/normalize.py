@@ -35,6 +35,9 @@ _DELETE = (
 _TO_SPACE = [0x00A0, 0x1680, 0x3000, 0x202F, 0x205F] + list(range(0x2000, 0x200B))
 _TABLE = {c: None for c in _DELETE} | {c: " " for c in _TO_SPACE} | {0x2028: "\n", 0x2029: "\n", 0x0B: "\n",
                                                                     0x0C: "\n", 0x85: "\n"}
+# Any character `_TABLE` changes: a search for one is ~10x faster than `str.translate` with a dict (a lookup per
+# character), and most texts hold none.
+_IN_TABLE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_TABLE)) + "]")
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ class Normalizer:
             text = _ANSI.sub("", text)
         if "\r" in text:
             text = _CRLF.sub("\n", text)
-        text = text.translate(_TABLE)
+        if _IN_TABLE.search(text) is not None:
+            text = text.translate(_TABLE)
         if self.form != "none" and not unicodedata.is_normalized(self.form, text):
             text = unicodedata.normalize(self.form, text)
             if self.form == "NFKC":  # NFKC can turn compatibility spaces into plain ones; tidy them below

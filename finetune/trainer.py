@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -473,9 +474,14 @@ def run_seed(task: Task, model_dir: Path, data: TaskData, seed_dir: Path, seed: 
     cfg = FinetuneConfig(hp=hp, seed=seed, max_steps=max_steps, eval_every=eval_every, random_init=random_init,
                          init_seed=init_seed, save_dir=seed_dir / "model" if save_model else None,
                          progress=progress)
+    started = time.time()
     res = finetune_once(task, model_dir, data, cfg)
     write_jsonl(seed_dir / "predictions.jsonl", res.predictions)
-    write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds})
+    # where and when it ran (the device a stage spread it to: `finetune.stages.finetune.device_count`), apart from
+    # metrics.json, whose bytes do not depend on it
+    write_json(seed_dir / "timing.json", {"train_seconds": res.train_seconds, "eval_seconds": res.eval_seconds,
+                                          "device": os.environ.get("CUDA_VISIBLE_DEVICES"), "pid": os.getpid(),
+                                          "started": started, "ended": time.time()})
     record = {"seed": seed, "metrics": res.metrics, "best_step": res.best_step, "best_epoch": res.best_epoch,
               "total_steps": res.total_steps, "steps_per_epoch": res.steps_per_epoch,
               "stopped_early": res.stopped_early,

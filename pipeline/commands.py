@@ -28,6 +28,10 @@ import click
 @click.option("--ray-address", metavar="ADDRESS", default=None, envvar="RAY_ADDRESS",
               help="The Ray cluster to run on (auto, host:port, ray://host:10001); default $RAY_ADDRESS, else a "
                    "Ray instance started on this machine.")
+@click.option("--launcher", type=click.Choice(["local", "slurm"]), default=None,
+              help="Where the pretrain stage trains (default: the recipe's `stages.pretrain.launcher`, else local). "
+                   "slurm: an sbatch job of `stages.pretrain.slurm`'s allocation, waited for; a rerun re-attaches "
+                   "to it. Not in the stage key.")
 @click.option("--set", "overrides", metavar="KEY=VALUE", multiple=True,
               help="Override a recipe value; VALUE is YAML. E.g. --set stages.filter.min_chars=20 "
                    "--set sources.0.max_docs=100. Repeatable.")
@@ -39,8 +43,8 @@ import click
 @click.option("--registry", metavar="MODULE:ATTR", default=None, hidden=True,
               help="Use another stage graph (a dict stage name -> class), e.g. for tests of custom stages.")
 def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tuple[str, ...], workers: int,
-        executor: str | None, ray_address: str | None, overrides: tuple[str, ...], verify: bool,
-        dry_run: bool, registry: str | None) -> None:
+        executor: str | None, ray_address: str | None, launcher: str | None, overrides: tuple[str, ...],
+        verify: bool, dry_run: bool, registry: str | None) -> None:
     """Run the stages of a RECIPE (YAML), skipping every stage that is already done; without RECIPE, the
     embedded default (pipeline/sample/recipe.yaml: the whole pipeline, fine-tuning and report included, on the
     sample corpus and task files shipped in the package; no data folder, no network). A run that reaches the
@@ -84,6 +88,8 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
             reg = registry_from_spec(registry) if registry else None
         except RegistryError as e:
             raise RecipeError(f"--registry {registry}: {e}") from None
+        if launcher:  # pretrain/slurm.py
+            overrides = (*overrides, f"stages.pretrain.launcher={launcher}")
         rec = load_recipe(recipe, overrides, registry=reg, until=until)
         workdir = workdir or Path("runs") / rec.name
         exe = Executor(executor or rec.executor, ray_address)  # type: ignore[arg-type]

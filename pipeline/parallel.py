@@ -44,9 +44,14 @@ LOCAL = Executor()
 
 def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1, desc: str | None = None,
                 total: int | None = None, executor: Executor = LOCAL,
-                start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
+                start: Literal["fork", "spawn"] = "fork", devices: int = 0) -> Iterator[Any]:
     """Yield fn(item) for each item, in input order, computed on `workers` processes (1: in this process),
     or as Ray tasks on a cluster (`executor.kind == "ray"`; see `_ray_map`).
+
+    `devices` > 0: each task gets an accelerator of its own. Locally, one worker process per device (`workers`
+    is then `devices`), each started with `CUDA_VISIBLE_DEVICES` set to its own device id (`_claim_device`), so
+    the tasks of a node's GPUs run side by side, one per GPU; with one device, in this process as before. On Ray,
+    each task asks for `num_gpus=1` and Ray sets `CUDA_VISIBLE_DEVICES` for it.
 
     `start` is how the local pool's processes start. `fork` (fast) suits tasks that have not used torch's
     thread pool in this process; `spawn` for those that train: a child forked after the parent ran torch's
@@ -57,10 +62,12 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1
     bar = tqdm(total=total, desc=desc, unit="shard", disable=desc is None, leave=False)
     try:
         if executor.kind == "ray":
-            for res in _ray_map(fn, items, executor, desc):
+            for res in _ray_map(fn, items, executor, desc, gpus=1 if devices else 0):
                 yield res
                 bar.update(1)
             return
+        if devices:
+            workers = devices
         if workers <= 1 or len(items) <= 1:
             for item in items:
                 yield fn(item)
@@ -69,12 +76,25 @@ def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], workers: int = 1
         # fork: workers inherit imported modules (fast start); every task function builds its own heavy
         # objects (MeCab taggers, analyzers) lazily, per process.
         ctx = mp.get_context(start)
-        with ctx.Pool(processes=min(workers, len(items))) as pool:
+        claims: Any = None
+        if devices > 1:
+            claims = ctx.Queue()
+            for device in range(devices):
+                claims.put(device)
+        with ctx.Pool(processes=min(workers, len(items)), initializer=_claim_device if claims else None,
+                      initargs=(claims,) if claims else ()) as pool:
             for res in pool.imap(fn, items, chunksize=1):
                 yield res
                 bar.update(1)
     finally:
         bar.close()
+
+
+def _claim_device(claims: Any) -> None:
+    """A local worker's device for its lifetime (`ordered_map`'s `devices`): the next free id from the queue, as
+    `CUDA_VISIBLE_DEVICES`, set before anything in the process starts CUDA (torch reads it then). For the
+    process's lifetime, not per task: CUDA cannot change devices once started."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(claims.get(timeout=60))
 
 
 PROJECT_PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune")
@@ -139,22 +159,30 @@ def ray_connect(executor: Executor) -> None:
 _remote_checked: Any = None  # `_checked_call` as a Ray remote function, made once per driver
 
 
-def _ray_map(fn: Callable[[Any], Any], items: list[Any], executor: Executor, desc: str | None) -> Iterator[Any]:
+def _ray_map(fn: Callable[[Any], Any], items: list[Any], executor: Executor, desc: str | None,
+             gpus: int = 0) -> Iterator[Any]:
     """fn over items as Ray tasks, results in input order. At most twice the cluster's CPUs are in flight (the
     driver does not hold every shard's result at once); a task whose worker or node dies is retried by Ray.
-    One line per finished task on stderr when `desc` is set (a cluster's progress, readable in a log)."""
+    One line per finished task on stderr when `desc` is set (a cluster's progress, readable in a log). `gpus`:
+    what each task asks for (Ray then sets its `CUDA_VISIBLE_DEVICES`); refused on a cluster without GPUs, where
+    such tasks would wait forever."""
     import ray
 
     ray_connect(executor)
     global _remote_checked
     if _remote_checked is None:
         _remote_checked = ray.remote(max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_checked_call)
+    resources = ray.cluster_resources()
+    if gpus and resources.get("GPU", 0) < gpus:
+        raise RuntimeError(f"tasks that need {gpus} GPU each, on a Ray cluster with {resources.get('GPU', 0):g} "
+                           "GPUs: they would never be scheduled")
+    remote = _remote_checked.options(num_gpus=gpus) if gpus else _remote_checked
     expected = ray.put(environment())
-    window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    window = max(2, 2 * int(resources.get("CPU", 1)))
     pending: collections.deque = collections.deque()
     done = 0
     for item in items:
-        pending.append(_remote_checked.remote(fn, item, expected))
+        pending.append(remote.remote(fn, item, expected))
         if len(pending) >= window:
             yield ray.get(pending.popleft())
             done += 1

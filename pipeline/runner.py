@@ -275,7 +275,7 @@ class Runner:
         if partial.exists() and (forced or not (stage.resumable or stage.shard_resume)):
             shutil.rmtree(partial)
         partial.mkdir(parents=True, exist_ok=True)
-        _clean_resumed(partial)
+        _clean_resumed(partial, temps=not stage.written_from_outside(partial))
         journal = partial / JOURNAL if stage.shard_resume else None
         ctx = StageContext(out_dir=partial, params=params, inputs=inputs, recipe=arm.recipe,
                            workers=self.workers, arm=dict(arm.values), executor=self.executor, journal=journal)
@@ -412,10 +412,12 @@ def _recover_swap(final: Path, partial: Path, old: Path, key: str) -> None:
 
 
 
-def _clean_resumed(partial: Path) -> None:
+def _clean_resumed(partial: Path, temps: bool = True) -> None:
     """Before a resumable stage continues a killed run: drop what its interrupted atomic writes left (temp
-    files and folders of `pipeline.io`) and any stale manifest."""
-    io.remove_temps(partial)
+    files and folders of `pipeline.io`; not where a process outside this run still writes:
+    `Stage.written_from_outside`) and any stale manifest."""
+    if temps:
+        io.remove_temps(partial)
     (partial / MANIFEST).unlink(missing_ok=True)
 
 

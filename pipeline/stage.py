@@ -257,12 +257,13 @@ class StageContext(Generic[P]):
         return self.recipe.seed
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], desc: str | None = None,
-            total: int | None = None, start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
+            total: int | None = None, start: Literal["fork", "spawn"] = "fork", devices: int = 0) -> Iterator[Any]:
         """Apply `fn` to `items` on `self.workers` processes (or as Ray tasks), yielding results in input order.
 
         `fn` must be a picklable top-level function. Order-preserving, so outputs never depend on the
         number of workers or the executor. Shows a progress bar when `desc` is given. `start`: how local worker
-        processes start (`ordered_map`; `spawn` for tasks that train with torch).
+        processes start (`ordered_map`; `spawn` for tasks that train with torch). `devices`: one accelerator per
+        task, one worker per device (`ordered_map`).
 
         With a `journal` (stages with `shard_resume`), each result is recorded as it arrives, and a rerun after
         a kill takes the recorded results instead of running those tasks again: only the missing shards run.
@@ -271,13 +272,13 @@ class StageContext(Generic[P]):
         """
         if self.journal is None:
             return ordered_map(fn, items, workers=self.workers, desc=desc, total=total, executor=self.executor,
-                               start=start)
+                               start=start, devices=devices)
         self._maps += 1
-        return _journaled_map(self, fn, list(items), self.journal / f"map-{self._maps:02d}", desc, start)
+        return _journaled_map(self, fn, list(items), self.journal / f"map-{self._maps:02d}", desc, start, devices)
 
 
 def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list[Any], folder: Path,
-                   desc: str | None, start: Literal["fork", "spawn"] = "fork") -> Iterator[Any]:
+                   desc: str | None, start: Literal["fork", "spawn"] = "fork", devices: int = 0) -> Iterator[Any]:
     """`ordered_map` over the items with no recorded result; recorded ones are read back in their place.
     Records are JSON (`pipeline.journal`), never pickles."""
     from pipeline import io, journal
@@ -286,7 +287,7 @@ def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list
     done = {int(p.stem): p for p in folder.glob("*.json") if p.stem.isdigit() and not io.is_temp(p)}
     todo = [i for i in range(len(items)) if i not in done]
     computed = ordered_map(fn, [items[i] for i in todo], workers=ctx.workers, desc=desc, executor=ctx.executor,
-                           start=start)
+                           start=start, devices=devices)
     for i in range(len(items)):
         if i in done:
             yield journal.loads(done[i].read_text(encoding="utf-8"), where=str(done[i]))
@@ -390,6 +391,13 @@ class Stage(Generic[P]):
         the run but that its outputs will carry (a source without a `license:` leaves the model card's licence
         unknown). One line each, naming the recipe key; empty when there is nothing to say."""
         return []
+
+    @classmethod
+    def written_from_outside(cls, partial: Path) -> bool:
+        """Whether a process this run did not start (a cluster job the stage submitted and a rerun re-attaches
+        to) may still be writing into the partial folder: the runner then leaves its temp files, which are that
+        process's writes in progress, to the stage."""
+        return False
 
     @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:

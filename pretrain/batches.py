@@ -1,5 +1,5 @@
 """The micro-batches of the pretraining loop: which samples (`pretrain.data.SampleOrder`), masked with the
-generator of their coordinates (seed, step, micro-batch, rank), moved to the device; on a GPU built one ahead
+generator of their coordinates (seed, data step, global micro-batch), moved to the device; on a GPU built one ahead
 on a thread.
 
 Apart from the loop because the prefetching is plumbing: what a micro-batch is, is `micro_batch`, a pure
@@ -41,7 +41,8 @@ class BatchSource:
                            pin=self.pin)
 
     def get(self, s: int, a: int) -> tuple[dict[str, Any], int]:
-        """The micro-batch and its number of predicted positions."""
+        """The micro-batch `a` of data step `s` (`pretrain.rollback.DataSkips`) and its number of predicted
+        positions. On a GPU the next one is built meanwhile (after the last step, one is built for nothing)."""
         if self._pool is None:
             return self._build(s, a)
         if self._next is not None and self._next[0] == (s, a):
@@ -49,7 +50,7 @@ class BatchSource:
         else:
             built = self._build(s, a)
         nxt = self._coords_after(s, a)
-        self._next = (nxt, self._pool.submit(self._build, *nxt)) if nxt[0] < self.run.cfg.max_steps else None
+        self._next = (nxt, self._pool.submit(self._build, *nxt))
         return built
 
     def close(self) -> None:
@@ -59,13 +60,14 @@ class BatchSource:
 
 def micro_batch(run: Run, s: int, a: int, r: int, samples: Any, indices: list[int], pin: bool = False
                 ) -> tuple[dict[str, Any], int]:
-    """Samples `indices`, masked with the generator of coordinates (seed, step s, micro-batch a, rank r), on
-    the device; and how many positions are predicted (counted on the CPU, so the count costs no sync)."""
+    """Samples `indices`, masked with the generator of coordinates (seed, data step s, global micro-batch of a
+    and r), on the device; and how many positions are predicted (counted on the CPU, so the count costs no sync)."""
     from pretrain.data import IGNORE, mask_tokens, step_generator
 
     cfg, dev = run.cfg, run.accelerator.device
     b = samples.batch(indices)
-    ids, labels = mask_tokens(b["input_ids"], run.special, step_generator(cfg.seed, s, a, r),
+    # (seed, step, global micro-batch, 0): the same masks whatever the world size (pretrain.data)
+    ids, labels = mask_tokens(b["input_ids"], run.special, step_generator(cfg.seed, s, run.order.global_micro(a, r), 0),
                              mlm_probability=cfg.mlm_probability, word_starts=b.get("word_starts"),
                              whole_word=cfg.whole_word_mask)
     return to_device({"input_ids": ids, "labels": labels}, b["attention_mask"], dev, pin), \

@@ -240,6 +240,10 @@ def _training(f: CardFacts) -> str:
         *([["skipped updates", f"{len(s['skipped_steps'])} step(s) with a non-finite gradient norm left the weights "
                                f"as they were: {', '.join(map(str, s['skipped_steps'][:20]))}"
                                + (" ..." if len(s["skipped_steps"]) > 20 else "")]] if s.get("skipped_steps") else []),
+        *([["rollbacks", f"{len(s['rollbacks'])}: " + "; ".join(
+            f"at step {r['step']} ({r['reason']}), back to step {r['to_step']}, batches "
+            f"{r['skipped_batches'][0]}-{r['skipped_batches'][1]} skipped" for r in s["rollbacks"])]]
+          if s.get("rollbacks") else []),
         ["held-out loss", _num(s.get("eval_loss"))],
         ["held-out loss at [MASK]", _num(s.get("eval_mask_loss"))],
         ["word-order gain", _num(s.get("eval_order_gain"))

@@ -46,10 +46,12 @@ def checkpoint_path(out_dir: Path, step: int) -> Path:
     return out_dir / CHECKPOINTS / f"step-{step:08d}"
 
 
-def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int, skipped: Sequence[int] = ()) -> None:
+def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int, skipped: Sequence[int] = (),
+                    extra: dict[str, Any] | None = None) -> None:
     """`checkpoints/step-NNNNNNNN/`: model (safetensors; under DeepSpeed its ZeRO shards), optimizer and RNG
     states of every rank, and `train_state.json` with the steps whose update was skipped (`skipped`:
-    pretrain.nonfinite) and the table of those files (`FILES`); written under a temp name and renamed when
+    pretrain.nonfinite), `extra` (the rollbacks and data skips: pretrain.rollback) and the table of those files
+    (`FILES`); written under a temp name and renamed when
     complete. Keeps `keep_checkpoints`, pruning only once the new one is in place and checked, and never the new
     one. The last step is checkpointed too, so a finished run can be continued to more steps."""
     accelerator, ckpt_root = run.accelerator, run.out_dir / CHECKPOINTS
@@ -61,8 +63,9 @@ def save_checkpoint(run: Run, s: int, elapsed: float, tokens: int, skipped: Sequ
     accelerator.wait_for_everyone()  # every rank's files are on disk: the table below covers them all
     if run.main:
         state = {"step": s, "elapsed_s": elapsed, "tokens": tokens, "world_size": accelerator.num_processes,
-                 "per_step": run.order.per_step, "samples_read": s * run.order.per_step,
-                 "skipped_steps": list(skipped), FILES: file_records(tmp)}
+                 "per_step": run.order.per_step, "micro_batch": run.cfg.batch_size, "grad_accum": run.cfg.grad_accum,
+                 "samples_read": s * run.order.per_step, "skipped_steps": list(skipped), **(extra or {}),
+                 FILES: file_records(tmp)}
         io.write_text(tmp / STATE_FILE, json.dumps(state, sort_keys=True) + "\n")
         if final.exists():  # the same step again (a finished run restarted): replace it
             shutil.rmtree(final)
@@ -120,14 +123,20 @@ def checkpoint_problems(ckpt: Path, *, hashes: bool = True) -> list[str]:
     return problems
 
 
-def verified_checkpoint(out_dir: Path) -> Path | None:
-    """The newest complete checkpoint whose files match their table; each newer one that does not is warned
-    about (naming the file and what differs) and moved aside as `rejected-step-NNNNNNNN`, so that neither a
-    later resume nor `keep_checkpoints` pruning counts it. None (with a warning when some were rejected): no
-    usable checkpoint, the run starts over. Main rank only: it renames folders."""
+def verified_checkpoint(out_dir: Path, at_most: int | None = None) -> Path | None:
+    """The newest complete checkpoint (of a step <= `at_most`, when given) whose files match their table; each
+    newer one that does not is warned about (naming the file and what differs) and moved aside as
+    `rejected-step-NNNNNNNN`, so that neither a later resume nor `keep_checkpoints` pruning counts it. None (with
+    a warning when some were rejected): no usable checkpoint, the run starts over. Main rank only: it renames
+    folders."""
     ckpt_root = out_dir / CHECKPOINTS
     rejected = 0
-    while (ckpt := find_checkpoint(out_dir)) is not None:
+    while True:
+        found = [c for c in sorted(ckpt_root.glob("step-*")) if (c / STATE_FILE).is_file()
+                 and (at_most is None or int(c.name.removeprefix("step-")) <= at_most)]
+        if not found:
+            break
+        ckpt = found[-1]
         problems = checkpoint_problems(ckpt)
         if not problems:
             return ckpt
@@ -144,30 +153,101 @@ def verified_checkpoint(out_dir: Path) -> Path | None:
     return None
 
 
-def resume(run: Run) -> tuple[int, float, int, list[int]]:
-    """(step, elapsed seconds, tokens seen, skipped steps) of the newest complete, verified checkpoint, loaded;
-    (0, 0, 0, []) without one. Drops unfinished checkpoint folders, moves failed ones aside (`verified_checkpoint`), and drops
-    the metrics lines logged after the checkpoint. The main rank verifies and tells the others which one."""
+def resume(run: Run, at_most: int | None = None) -> dict[str, Any] | None:
+    """Load the newest complete, verified checkpoint (of a step <= `at_most`: a rollback's, which deletes the
+    checkpoints after it) and return its
+    `train_state.json`; None without one. Drops unfinished checkpoint folders, moves failed ones aside
+    (`verified_checkpoint`), and drops the metrics lines logged after the checkpoint. The main rank verifies and
+    tells the others which one.
+
+    Another world size: a checkpoint of N ranks loads on M ranks when the micro-batch and the global batch are
+    the same (so `grad_accum` went from A to A * N / M): the data order, masks and dropout are functions of the
+    global micro-batch (`pretrain.data`), so the run goes on as N ranks would have, up to the order of
+    floating-point sums. Plain DDP state is the same on every rank and loads as it is; a DeepSpeed ZeRO
+    checkpoint is partitioned by rank, so it is first converted to DeepSpeed's universal checkpoint
+    (`to_universal`) and loaded from that."""
     from accelerate.utils import broadcast_object_list
 
     accelerator = run.accelerator
     chosen: list[str | None] = [None]
     if run.main and (run.out_dir / CHECKPOINTS).is_dir():
         io.remove_temps(run.out_dir / CHECKPOINTS)
-        found = verified_checkpoint(run.out_dir)
+        if at_most is not None:  # a rollback: checkpoints after the bad step are of training it abandons
+            for later in sorted((run.out_dir / CHECKPOINTS).glob("step-*")):
+                if int(later.name.removeprefix("step-")) > at_most:
+                    shutil.rmtree(later)
+        found = verified_checkpoint(run.out_dir, at_most)
         chosen = [found.name if found is not None else None]
     accelerator.wait_for_everyone()
     broadcast_object_list(chosen, from_process=0)
     if chosen[0] is None:
-        return 0, 0.0, 0, []
+        return None
     ckpt = run.out_dir / CHECKPOINTS / chosen[0]
     state = json.loads((ckpt / STATE_FILE).read_text())
     world, per_step = accelerator.num_processes, run.order.per_step
-    if state["world_size"] != world or state["per_step"] != per_step:
-        raise ValueError(f"{ckpt}: written with world_size={state['world_size']} and "
-                         f"{state['per_step']} samples/step; this run has {world} and {per_step}")
-    accelerator.load_state(str(ckpt))
+    if state["per_step"] != per_step:
+        raise ValueError(f"{ckpt}: written with {state['per_step']} samples per step (the global batch); this "
+                         f"run has {per_step}: set batch_size and grad_accum so that batch_size x grad_accum x "
+                         f"processes is {state['per_step']}")
+    if state["world_size"] != world:
+        if state.get("micro_batch") != run.cfg.batch_size:
+            raise ValueError(f"{ckpt}: written by {state['world_size']} ranks with micro-batch "
+                             f"{state.get('micro_batch', '(not recorded: an older checkpoint)')}; resuming on "
+                             f"{world} ranks needs the same micro-batch ({run.cfg.batch_size} here) and grad_accum "
+                             f"{state.get('grad_accum', '?')} x {state['world_size']} / {world}")
+        accelerator.print(f"{ckpt.name}: written by {state['world_size']} ranks, resumed on {world} (grad_accum "
+                          f"{state.get('grad_accum')} -> {run.cfg.grad_accum}, the same global batch)")
+    if state["world_size"] != world and run.cfg.deepspeed:
+        load_universal(run, ckpt)
+    else:
+        accelerator.load_state(str(ckpt))
+    # accelerate counts micro-batches to know when to step (`accumulate`), and load_state restored the count of
+    # the run that wrote the checkpoint: with another grad_accum it would step mid-batch
+    accelerator.step = state["step"] * run.cfg.grad_accum
     accelerator.print(f"resuming from {ckpt.name} (step {state['step']})")
     if run.main:  # lines logged after the checkpoint belong to the lost part of the run
         rewrite_metrics(run.metrics_path, [m for m in read_metrics(run.metrics_path) if m["step"] <= state["step"]])
-    return state["step"], state["elapsed_s"], state["tokens"], list(state.get("skipped_steps", []))
+    return state
+
+
+UNIVERSAL = "universal"  # the tag of a ZeRO checkpoint converted to DeepSpeed's universal format
+
+
+def to_universal(ckpt: Path) -> Path:
+    """`ckpt`'s ZeRO checkpoint (accelerate's `pytorch_model` tag) converted to DeepSpeed's universal checkpoint
+    (DeepSpeed's own `ds_to_universal`; Lian et al. 2024, "Universal Checkpointing", arXiv 2406.18820), written
+    under a temp name in the checkpoint folder's parent and returned; the caller removes it. Its files are not in
+    the checkpoint's file table: the table verified the ZeRO shards this is made from."""
+    import argparse
+
+    from deepspeed.checkpoint.ds_to_universal import main as ds_to_universal
+
+    out = ckpt.parent / f".{ckpt.name}-{UNIVERSAL}.tmp-allranks"
+    if out.exists():
+        shutil.rmtree(out)
+    args = argparse.Namespace(input_folder=str(ckpt / "pytorch_model"), output_folder=str(out / UNIVERSAL),
+                              num_extract_workers=1, num_merge_workers=1, keep_temp_folder=False, strict=True,
+                              inject_missing_state=True)
+    ds_to_universal(args)
+    return out
+
+
+def load_universal(run: Run, ckpt: Path) -> None:
+    """Load a ZeRO checkpoint written by another number of ranks: the main rank converts it (`to_universal`),
+    every rank loads its own partition of the result through the DeepSpeed engine, and the conversion is
+    removed. The generators need nothing: dropout and masks are seeded per micro-batch (`pretrain.data`)."""
+    from accelerate.utils import broadcast_object_list
+
+    accelerator, engine = run.accelerator, run.model
+    where: list[str | None] = [str(to_universal(ckpt)) if run.main else None]
+    accelerator.wait_for_everyone()
+    broadcast_object_list(where, from_process=0)
+    universal = Path(str(where[0]))
+    engine._config.load_universal_checkpoint = True  # DeepSpeed reads the flag from its config at load time
+    try:
+        engine.load_checkpoint(str(universal), tag=UNIVERSAL, load_module_strict=True)
+    finally:
+        engine._config.load_universal_checkpoint = False
+    accelerator.wait_for_everyone()
+    if run.main:
+        shutil.rmtree(universal, ignore_errors=True)

@@ -16,6 +16,41 @@ from pipeline.stage import StageParams
 from pretrain.architectures import SHAPES, ArchitectureName, SizeName
 
 
+class SlurmParams(StageParams):
+    """`stages.pretrain.slurm`: the allocation `launcher: slurm` asks for (pretrain/slurm.py renders the sbatch
+    script from it). Not in the stage key (`PretrainStage.layout_params`): where the run happens is not what it
+    writes. The number of processes it makes (nodes x procs_per_node) is: `PretrainParams` sets `num_processes`
+    to it and adapts `grad_accum`, so the key names the run that happens."""
+
+    nodes: int = Field(1, ge=1)
+    gpus_per_node: int = Field(0, ge=0, description="0: a CPU job (gloo; DeepSpeed's CPU accelerator)")
+    procs_per_node: int | None = Field(None, ge=1, description="ranks per node (default: gpus_per_node, or on "
+                                       "CPU the recipe's num_processes / nodes)")
+    cpus_per_task: int | None = Field(None, ge=1, description="CPUs of each node's task (default on CPU: "
+                                      "procs_per_node x threads)")
+    partition: str | None = None
+    account: str | None = None
+    time: str | None = Field(None, description="the job's time limit, as sbatch takes it (e.g. 48:00:00)")
+    signal_s: int = Field(300, ge=0, description="--signal=USR1@N: the ranks checkpoint and stop N s before the "
+                          "time limit (pretrain/preempt.py); the stage resubmits (0: no signal)")
+    job_name: str = "klue-pretrain"
+    extra_args: list[str] = Field(default_factory=list, description="more `#SBATCH` lines, e.g. --qos=high")
+    poll_s: float = Field(10.0, gt=0, description="how often the waiting stage asks Slurm about the job")
+    max_resubmits: int = Field(3, ge=0, description="preempted or timed-out jobs resubmitted in a row without "
+                               "a new checkpoint before the stage gives up")
+
+    def ranks_per_node(self, num_processes: int) -> int:
+        """procs_per_node, or its default (see the field); raises where the recipe's processes do not divide."""
+        if self.procs_per_node is not None:
+            return self.procs_per_node
+        if self.gpus_per_node:
+            return self.gpus_per_node
+        if num_processes % self.nodes:
+            raise ValueError(f"slurm: num_processes {num_processes} do not divide over {self.nodes} nodes; set "
+                             "slurm.procs_per_node")
+        return num_processes // self.nodes
+
+
 class PretrainParams(StageParams):
     """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
     precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
@@ -49,6 +84,13 @@ class PretrainParams(StageParams):
     max_grad_norm: float = 1.0
     mlm_probability: float = Field(0.15, gt=0, lt=1)
     whole_word_mask: bool = False
+    # rolling back over a loss spike or a run of non-finite steps (pretrain/rollback.py: the rules, their sources)
+    spike_window: int = Field(100, ge=0, description="accepted steps a loss spike is measured against (0: no "
+                              "spike detection)")
+    spike_sigmas: float = Field(7.0, gt=0, description="a spike: a loss this many standard deviations above the "
+                                "window's mean (OLMo 2's spike score)")
+    max_bad_steps: int = Field(3, ge=0, description="non-finite steps in a row that roll back (0: never)")
+    max_rollbacks: int = Field(3, ge=0, description="rollbacks before the run stops with an error")
     eval_every: int = Field(100, ge=1)
     eval_batches: int = Field(10, ge=1)
     log_every: int = Field(10, ge=1)
@@ -68,6 +110,31 @@ class PretrainParams(StageParams):
     peak_tflops: float | None = Field(None, gt=0, description="per-device peak for MFU (default: a GPU's "
                                       "dense bf16 peak from pretrain.flops.PEAKS; a CPU's measured matmul peak "
                                       "at the run's precision and threads, pipeline.hardware.matmul_peak)")
+    # where the loop runs: here (in-process or torchrun) or as a Slurm job (pretrain/slurm.py). Both are left out
+    # of the stage key (PretrainStage.layout_params): the same params give the same bytes either way.
+    launcher: Literal["local", "slurm"] = Field("local", description="local: this machine; slurm: an sbatch job "
+                                                "of `slurm:`'s allocation, waited for (a later run re-attaches)")
+    slurm: SlurmParams | None = Field(None, description="the allocation of `launcher: slurm`")
+
+    @model_validator(mode="after")
+    def _slurm_layout(self) -> PretrainParams:
+        """Under `launcher: slurm` the processes are the allocation's (nodes x procs_per_node) and the global
+        batch stays the recipe's (batch_size x grad_accum x num_processes): grad_accum adapts, and a global batch
+        that does not divide is refused. Idempotent (a dumped and reloaded params model is unchanged)."""
+        if self.launcher != "slurm":
+            return self
+        slurm = self.slurm or SlurmParams()
+        processes = slurm.nodes * slurm.ranks_per_node(self.num_processes)
+        global_batch = self.batch_size * self.grad_accum * self.num_processes
+        if global_batch % (self.batch_size * processes):
+            raise ValueError(
+                f"slurm: the global batch {global_batch} (batch_size {self.batch_size} x grad_accum "
+                f"{self.grad_accum} x num_processes {self.num_processes}) does not divide over {processes} "
+                f"processes ({slurm.nodes} nodes x {processes // slurm.nodes}) of micro-batch {self.batch_size}")
+        # frozen model: set through object.__setattr__, as pydantic's own validators do
+        object.__setattr__(self, "grad_accum", global_batch // (self.batch_size * processes))
+        object.__setattr__(self, "num_processes", processes)
+        return self
 
     @property
     def hidden_size(self) -> int:
@@ -101,15 +168,20 @@ class TrainConfig(PretrainParams):
     precision: Literal["fp32", "bf16", "fp16"] | None = None
     precision_why: str | None = None
     halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
+    # how the loop was launched is not the loop's: out of train_config.json, so its bytes are the same for every
+    # launcher (adopt_other_world and pretrain.slurm compare them)
+    launcher: Literal["local", "slurm"] = Field("local", exclude=True)
+    slurm: SlurmParams | None = Field(None, exclude=True)
     clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
 
     @model_validator(mode="before")
     @classmethod
     def _legacy_names(cls, data: Any) -> Any:
-        """train_config.json files written before the config was built from PretrainParams."""
+        """train_config.json files written before the config was built from PretrainParams; and the stage's
+        `launcher` and `slurm`, which are not the loop's (a params dump passed in whole leaves them out)."""
         if isinstance(data, dict):
             renames = {"model_size": "model", "micro_batch_size": "batch_size"}
-            data = {renames.get(k, k): v for k, v in data.items()}
+            data = {renames.get(k, k): v for k, v in data.items() if k not in ("launcher", "slurm")}
         return data
 
     def resolved_precision(self) -> Precision:

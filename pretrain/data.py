@@ -4,10 +4,18 @@ Packing (RoBERTa FULL-SENTENCES): the shards of a split are one stream of tokens
 `[SEP]`); sample `i` is `[CLS] + stream[i*L : (i+1)*L] + [SEP]` with `L = seq_len - 2`. Every token of the
 stream lands in exactly one sample, and only the last sample of a split can be shorter (and padded).
 
-Order without replay: the sample that micro-batch `a` of step `s` on rank `r` reads is a pure function of
-(seed, s, a, r), via a seeded permutation per epoch. Resuming at step `s` therefore starts reading exactly
-where the interrupted run would have read next, without iterating over what came before. Masking draws its
-randomness from a generator seeded by the same coordinates, so a resumed run masks identically too.
+Order without replay: the samples a micro-batch reads are a pure function of (seed, step, global micro-batch),
+via a seeded permutation per epoch; the global micro-batch `m = a * world + r` of micro-batch `a` on rank `r`
+holds positions [m * b, (m + 1) * b) of the step's global batch. Resuming at step `s` therefore starts reading
+exactly where the interrupted run would have read next, without iterating over what came before. Masking and
+dropout draw their randomness from generators seeded by the same coordinates, so a resumed run masks identically
+too.
+
+The same coordinates whatever the world size: N ranks with `grad_accum` A and M ranks with A * N / M (the same
+micro-batch b and global batch) cut the global batch into the same micro-batches, read the same samples and
+mask and drop them out the same way, and average the same per-micro-batch losses: a checkpoint of N ranks
+resumes on M with the same training up to the order of floating-point sums (`pretrain.checkpoint.resume`).
+(On one process m = a, and the coordinates (seed, step, a, 0) are the ones single-process runs always used.)
 """
 
 from __future__ import annotations
@@ -147,8 +155,12 @@ class SampleOrder:
             self._perms[epoch] = np.random.default_rng([self.seed, epoch]).permutation(self.n)
         return self._perms[epoch]
 
+    def global_micro(self, micro: int, rank: int) -> int:
+        """The index of micro-batch `micro` of rank `rank` in the step's global batch (module doc)."""
+        return micro * self.world + rank
+
     def indices(self, step: int, micro: int, rank: int) -> list[int]:
-        first = step * self.per_step + (micro * self.world + rank) * self.micro_batch
+        first = step * self.per_step + self.global_micro(micro, rank) * self.micro_batch
         out = []
         for g in range(first, first + self.micro_batch):
             out.append(int(self._perm(g // self.n)[g % self.n]))
@@ -158,11 +170,25 @@ class SampleOrder:
         return step * self.per_step / self.n
 
 
+def coords_seed(seed: int, *coords: int) -> int:
+    """A 63-bit seed determined by (seed, coords)."""
+    return int(np.random.SeedSequence([seed, *coords]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
 def step_generator(seed: int, *coords: int) -> torch.Generator:
     """A CPU generator determined by (seed, coords): masking never depends on how many steps ran before."""
     g = torch.Generator()
-    g.manual_seed(int(np.random.SeedSequence([seed, *coords]).generate_state(1, dtype=np.uint64)[0] >> 1))
+    g.manual_seed(coords_seed(seed, *coords))
     return g
+
+
+DROPOUT_STREAM = 1  # the coordinate that sets dropout's seed apart from the masks' (which use 0)
+
+
+def seed_dropout(seed: int, step: int, micro: int) -> None:
+    """Seed torch's global generators (dropout's) for global micro-batch `micro` of data step `step`: dropout
+    is then the same whatever the world size, and after a resume, without restoring any generator state."""
+    torch.manual_seed(coords_seed(seed, step, micro, DROPOUT_STREAM))
 
 
 def mask_tokens(input_ids: torch.Tensor, special: SpecialIds, gen: torch.Generator, *,

@@ -4,9 +4,10 @@ Runs in-process (one CPU process) or once per rank under `torchrun` / `accelerat
 GPU, optionally DeepSpeed ZeRO 1/2/3). `train()` does, in order:
   1. build the accelerator, the tokenizer, the packed samples and a seeded model with its optimizer;
   2. resume from the newest complete checkpoint in `<out_dir>/checkpoints/` if there is one;
-  3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, step, micro, rank) and masked
-     on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip; step
-     (skipped where the gradient norm is not finite: `pretrain.nonfinite`);
+  3. for each optimizer step: `grad_accum` micro-batches, each chosen by (seed, data step, global micro-batch)
+     and masked on the fly (dynamic masking, optionally whole-eojeol), MLM loss at masked positions only; clip;
+     step (skipped where the gradient norm is not finite: `pretrain.nonfinite`); a loss spike or several
+     non-finite steps in a row roll back to the last checkpoint and skip the batches since (`pretrain.rollback`);
   4. log loss / lr / tokens/s and MFU (against a GPU's datasheet peak, a CPU's measured one) to metrics.jsonl
      and TensorBoard; evaluate every `eval_every`; checkpoint every `checkpoint_every` steps (atomically:
      written under a temp name, then renamed; with a table of its files that a resume verifies); on SIGTERM or
@@ -17,7 +18,9 @@ modules of its own, so that this one is the loop: the configuration (`pretrain.c
 DeepSpeed set-up (`pretrain.engine`), the micro-batches (`pretrain.batches`), throughput and MFU
 (`pretrain.throughput`), checkpoint IO (`pretrain.checkpoint`), and the metrics, summary and loss curve
 (`pretrain.metrics`). Because the data order and the masks are functions of the step number, a resumed run
-reads no sample twice and, on CPU, reproduces the uninterrupted loss curve step for step.
+reads no sample twice and, on CPU, reproduces the uninterrupted loss curve step for step; because they are
+functions of the micro-batch's place in the global batch, not of the rank, a checkpoint resumes on another number
+of ranks (`pretrain.checkpoint.resume`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,15 @@ from pretrain.flops import step_flops
 from pretrain.metrics import log_row, plot_loss_curve, read_metrics, summarize
 from pretrain.nonfinite import SkipGuard, nan_steps_for_tests
 from pretrain.preempt import EXIT_PREEMPTED, PREEMPTED_FILE, Preempted, PreemptionWatch, preempted
+from pretrain.rollback import (
+    SPIKE_FACTOR,
+    DataSkips,
+    LossLog,
+    RollbackLimit,
+    SpikeWatch,
+    Verdict,
+    spike_steps_for_tests,
+)
 from pretrain.throughput import Throughput, device_peak
 
 EVAL_STEP = 2**40  # the "step" coordinate of evaluation masks: fixed, so every evaluation sees the same masks
@@ -74,7 +86,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from transformers import AutoTokenizer
 
     from pretrain.architectures import build_config
-    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream
+    from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, seed_dropout
     from pretrain.model import SparseMLM, build_model
 
     if cfg.threads:
@@ -112,18 +124,25 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                       lr=cfg.lr, betas=cfg.adam_betas, eps=cfg.adam_eps,
                                       fused=cfg.deepspeed is None or None)
         model, optimizer = accelerator.prepare(model, optimizer)
-        set_seed(cfg.seed + rank)  # dropout streams differ per rank; restored from checkpoints on resume
+        set_seed(cfg.seed)  # dropout is seeded again per micro-batch (pretrain.data.seed_dropout)
         run = Run(cfg, accelerator, model, optimizer, special, order)
 
         # -- resume -------------------------------------------------------------------------------------
-        step, elapsed_before, tokens_seen, skipped = resume(run)
+        state = resume(run) or {}
+        step, elapsed_before, tokens_seen = state.get("step", 0), state.get("elapsed_s", 0.0), state.get("tokens", 0)
+        skips = DataSkips.from_json(state.get("data_skips"))  # batches skipped by rollbacks (pretrain.rollback)
+        rollbacks: list[dict[str, Any]] = list(state.get("rollbacks", []))
         if run.main:  # the note of an earlier preemption: this run has taken over from its checkpoint
             (run.out_dir / PREEMPTED_FILE).unlink(missing_ok=True)
         accelerator.init_trackers("tensorboard")
         peak = device_peak(cfg)
         batches = BatchSource(run, train_samples)  # builds the next micro-batch while this one runs (GPU)
-        guard = SkipGuard(optimizer, skipped)  # a step with a non-finite gradient norm leaves the weights alone
-        nan_steps = nan_steps_for_tests()
+        # a step with a non-finite gradient norm leaves the weights alone
+        guard = SkipGuard(optimizer, list(state.get("skipped_steps", [])))
+        losses = LossLog(accelerator, SpikeWatch(cfg.spike_window, cfg.spike_sigmas, cfg.max_bad_steps,
+                                                 cfg.warmup_steps))
+        losses.watch.restore(state.get("spike_watch"))
+        nan_steps, spike_steps = nan_steps_for_tests(), spike_steps_for_tests()
 
         # -- the loop -----------------------------------------------------------------------------------
         # Throughput counts training steps only: the clock is read after a device sync at the ends of each
@@ -132,15 +151,51 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         model.train()
         t_start = time.perf_counter()
         timer = Throughput(accelerator)
-        window_loss = torch.zeros((), device=accelerator.device, dtype=torch.float64)
-        window_steps = 0
+        window: list[tuple[int, float | None]] = []  # the steps since the last log row: (step, loss or None)
         bar = tqdm(total=cfg.max_steps, initial=step, desc="pretrain", disable=not run.main, unit="step")
         first_step = True
+
+        def read_losses() -> Verdict | None:
+            """The steps' losses and skips so far (a host sync), and whether they call for a rollback."""
+            guard.flush()
+            rows, verdict = losses.flush(guard.skipped)
+            window.extend(rows)
+            return verdict
 
         def checkpoint() -> None:
             timer.pause()
             guard.flush()  # the skipped steps so far go into train_state.json
-            save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen, guard.skipped)
+            save_checkpoint(run, step, elapsed_before + time.perf_counter() - t_start, tokens_seen, guard.skipped,
+                            {"data_skips": skips.to_json(), "rollbacks": rollbacks,
+                             "spike_watch": losses.watch.state()})
+
+        def roll_back(verdict: Verdict) -> None:
+            """Back to the newest checkpoint before the bad step, skipping the batches since (pretrain.rollback)."""
+            nonlocal step, elapsed_before, tokens_seen, t_start, first_step
+            timer.pause()
+            bad = skips.data_step(verdict.step - 1)
+            if len(rollbacks) >= cfg.max_rollbacks:
+                raise RollbackLimit(f"step {verdict.step}: {verdict.reason}; max_rollbacks ({cfg.max_rollbacks}) "
+                                    f"already used: {[r['step'] for r in rollbacks]}")
+            state = resume(run, at_most=verdict.first - 1)
+            if state is None:
+                raise RollbackLimit(f"step {verdict.step}: {verdict.reason}; no checkpoint before it to roll back "
+                                    f"to (checkpoint_every {cfg.checkpoint_every})")
+            # the clock goes on (a wall-clock budget counts the rolled-back steps too)
+            elapsed_before += time.perf_counter() - t_start
+            t_start = time.perf_counter()
+            step, tokens_seen = state["step"], state["tokens"]
+            first, last = skips.skip(step, bad)
+            guard.skipped[:] = state.get("skipped_steps", [])
+            rollbacks.append({"step": verdict.step, "reason": verdict.reason, "to_step": step,
+                              "skipped_batches": [first + 1, last + 1]})  # 1-based, as steps are numbered
+            losses.clear()
+            losses.watch.restore(state.get("spike_watch"))
+            window.clear()
+            bar.n = step
+            first_step = True
+            accelerator.print(f"rolled back: {verdict.reason} at step {verdict.step}; resumed from step {step}, "
+                              f"skipping batches {first + 1}-{last + 1}")
 
         # handlers for SIGTERM/SIGUSR1 during the loop only (the previous ones are back after it, or on an error)
         watch = PreemptionWatch(run).install()
@@ -160,61 +215,70 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             if not first_step:
                 timer.start()
             tokens = predicted = 0
-            window_before, skip = window_loss.clone(), None
+            data_step = skips.data_step(step)  # the step whose batches this one reads (pretrain.rollback)
+            step_loss = torch.zeros((), device=accelerator.device, dtype=torch.float64)
             for a in range(cfg.grad_accum):
-                b, n_pred = batches.get(step, a)
+                b, n_pred = batches.get(data_step, a)
+                seed_dropout(cfg.seed, data_step, order.global_micro(a, rank))
                 with accelerator.accumulate(model):
                     loss = model(**b)
-                    if step + 1 in nan_steps:  # test hook (pretrain.nonfinite)
+                    if data_step + 1 in nan_steps:  # test hooks (pretrain.nonfinite, pretrain.rollback)
                         loss = loss * float("nan")
+                    if data_step + 1 in spike_steps:
+                        loss = loss * SPIKE_FACTOR
                     accelerator.backward(loss)
                     if accelerator.sync_gradients:
                         norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                        skip = guard.arm(norm, step + 1)
+                        guard.arm(norm, step + 1)
                     optimizer.step()
                     guard.disarm()
                     optimizer.zero_grad()
-                window_loss += loss.detach().double() / cfg.grad_accum
+                step_loss += loss.detach().double() / cfg.grad_accum
                 tokens += int(b["input_ids"].numel())
                 predicted += n_pred
-            if skip is not None:  # a skipped step's loss stays out of the logged mean (no host sync)
-                window_loss = torch.where(skip.bool(), window_before, window_loss)
             step += 1
-            window_steps += 1
+            losses.add(step, step_loss)  # on the device: read with the next log row or checkpoint
             tokens_seen += order.per_step * cfg.seq_len
             if not first_step:
                 timer.count(tokens, step_flops(model_cfg, cfg.seq_len, tokens, predicted))
             first_step = False
             bar.update(1)
             row: dict[str, Any] = {}
-            if step % cfg.log_every == 0 or step == cfg.max_steps:
-                # the only host sync of the training steps: the loss, averaged over the window and the ranks
-                total = float(accelerator.reduce(window_loss, "mean"))
-                guard.flush()
-                window_skipped = [s for s in guard.skipped if s > step - window_steps]
-                trained = window_steps - len(window_skipped)
-                row = {"step": step, **({"loss": total / trained} if trained else {}), "lr": lr,
-                       "epoch": order.epoch(step)}
+            log_due = step % cfg.log_every == 0 or step == cfg.max_steps
+            checkpoint_due = step % cfg.checkpoint_every == 0 or step == cfg.max_steps
+            if log_due or checkpoint_due:
+                # the only host sync of the training steps: each step's loss over the ranks, and its skip flag
+                verdict = read_losses()
+                if verdict is not None:
+                    roll_back(verdict)
+                    continue
+            if log_due:
+                trained = [x for _, x in window if x is not None]
+                window_skipped = [s for s, x in window if x is None]
+                row = {"step": step, **({"loss": sum(trained) / len(trained)} if trained else {}), "lr": lr,
+                       "epoch": order.epoch(data_step + 1)}
                 row.update(timer.window(world, peak))
                 if window_skipped:
                     row["skipped_steps"] = window_skipped
                     accelerator.print(f"non-finite gradient norm: update skipped at step(s) {window_skipped}")
-                window_loss.zero_()
-                window_steps = 0
+                window.clear()
                 bar.set_postfix(loss=f"{row.get('loss', float('nan')):.3f}", tok_s=f"{row.get('tokens_per_s', 0):.0f}")
             if eval_samples is not None and (step % cfg.eval_every == 0 or step == cfg.max_steps):
                 timer.pause()
                 row = {**row, "step": step, **evaluate(run, eval_samples)}
             if row:
                 log_row(run, row)
-            if step % cfg.checkpoint_every == 0 or step == cfg.max_steps:
+            if checkpoint_due:
                 checkpoint()
             if cfg.halt_after_step is not None and step >= cfg.halt_after_step:
                 bar.close()
                 raise Halted(f"halted after step {step} (halt_after_step)")
             # a step boundary: all ranks agree whether one of them got SIGTERM/SIGUSR1 (pretrain.preempt)
             if step < cfg.max_steps and watch.agreed():
-                if step % cfg.checkpoint_every:  # else written just above
+                verdict = read_losses()  # a spike among the last steps: roll back first, then checkpoint there
+                if verdict is not None:
+                    roll_back(verdict)
+                if step % cfg.checkpoint_every or verdict is not None:  # else written just above
                     checkpoint()
                 bar.close()
                 batches.close()
@@ -237,7 +301,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         rank_steps = [int(x) for x in accelerator.gather(torch.tensor([step], device=accelerator.device)).tolist()]
         guard.flush()
         summary = {**summarize(run, step, tokens_seen, n_params, timer, peak, rank_steps),
-                   "skipped_steps": guard.skipped}
+                   "skipped_steps": guard.skipped, "rollbacks": rollbacks, "data_skips": skips.to_json()}
         if run.main:
             plot_loss_curve(read_metrics(run.metrics_path), run.out_dir / "loss_curve.png")
             io.write_json(run.out_dir / "summary.json", summary, indent=1, ensure_ascii=True)

@@ -131,3 +131,45 @@ def test_extends_errors_name_the_file(tmp_path, files, message):
     with pytest.raises(RecipeError, match=message) as e:
         load_recipe(tmp_path / "a.yaml")
     assert "a.yaml" in str(e.value)
+
+
+@pytest.mark.shared_data
+def test_the_dry_run_names_every_benchmark_file_a_klue_reproduction_lacks(tmp_path, monkeypatch):
+    """A KLUE data folder with the corpus and YNAT only: the plan names each file decontaminate, the vocabulary's
+    fidelity report and the finetune stage would miss, before any stage runs, and each one it has."""
+    shared = os.environ.get("KLUE_DATA_DIR")
+    if not shared:
+        pytest.skip("KLUE_DATA_DIR is not set: the recipe reads its sources from the shared data")
+    data = tmp_path / "data"
+    (data / "klue").mkdir(parents=True)
+    (data / "corpus").symlink_to(Path(shared).resolve() / "corpus")
+    (data / "klue" / "ynat").symlink_to(Path(shared).resolve() / "klue" / "ynat")
+    monkeypatch.setenv("KLUE_DATA_DIR", str(data))
+    code, out = klue("run", str(RECIPES[0].parent / "klue-roberta-base.yaml"), "--workdir", str(tmp_path / "w"),
+                     "--dry-run")
+    assert code == 0 and "nothing was run." in out, out
+    warned = [line for line in out.splitlines() if line.startswith("warning:")]
+    missing = {m.group(1) for line in warned for m in [re.search(r"MISSING: (\S+)", line)] if m}
+    lacking = {str(data / "klue" / f) for f in (
+        "sts/klue-sts-v1.1_dev.json", "nli/klue-nli-v1.1_dev.json", "ner/klue-ner-v1.1_dev.tsv",
+        "re/klue-re-v1.1_dev.json", "dp/klue-dp-v1.1_dev.tsv", "mrc/korquad-v1.0_dev.json")}
+    assert lacking <= missing, sorted(lacking - missing)
+    assert sum("warning: decontaminate (all arms): benchmark" in line for line in warned) == 6
+    assert sum("warning: vocab (all arms): report text" in line for line in warned) == 2
+    assert any(line.startswith("warning: finetune") and "MISSING" in line for line in warned)
+    assert f"benchmark ynat-v1_dev: {data / 'klue' / 'ynat' / 'ynat-v1_dev.json'} (" in out
+    assert not (tmp_path / "w").exists()
+
+
+def test_the_data_page_lists_each_task_s_files_as_the_registry_finds_them():
+    """docs/data.md's layout table is the registry's (`Task.files`): a renamed pattern shows here first."""
+    from finetune.registry import get_task
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "data.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.groups()[1:] for m in re.finditer(
+        r"^\| (\w+) \| `(\w+)/` \| `([^`]+)`[^|]* \| `([^`]+)`[^|]* \| `(\w+)` \|$", page, re.M)}
+    assert sorted(rows) == sorted(["ynat", "sts", "nli", "ner", "re", "dp", "mrc", "dst"])
+    for name, (folder, train, dev, config) in rows.items():
+        files = get_task(name).files
+        assert (folder, config) == (files.subdir, files.hf_config), name
+        assert train == files.train_glob.split("|")[0] and dev == files.dev_glob.split("|")[0], name

@@ -97,7 +97,7 @@ def test_resume_refuses_a_different_batch_layout(encoded, tmp_path):
     out = tmp_path / "run"
     with pytest.raises(Halted):
         train(_cfg(encoded, out, halt_after_step=2))
-    with pytest.raises(ValueError, match="samples/step"):
+    with pytest.raises(ValueError, match="8 samples per step \\(the global batch\\); this run has 4"):
         train(_cfg(encoded, out, grad_accum=1))
 
 

@@ -154,3 +154,22 @@ def test_the_driver_killed_mid_stage_reruns_only_the_missing_shards_on_the_clust
     final = wd / "arms" / "default" / "filter"
     assert {n: (final / n).stat().st_ino for n in kept} == kept
     assert stage_digests(wd) == stage_digests(tmp_path / "ref") and leftovers(wd) == []
+
+
+def test_tasks_that_need_a_device_each_get_their_own_from_ray(cluster):
+    """`devices` on Ray (the finetune stage's runs): each task asks for one GPU and sees only its own through
+    `CUDA_VISIBLE_DEVICES`. This cluster has none: refused at once, not queued forever; then a node declaring two
+    GPUs joins (Ray's resources, no GPU needed), and the tasks run there, each with one device id."""
+    from testkit.ray_tasks import visible_device
+
+    ray_exec = Executor("ray", cluster.address)
+    with pytest.raises(RuntimeError, match="need 1 GPU each, on a Ray cluster with 0 GPUs"):
+        list(ordered_map(visible_device, range(4), executor=ray_exec, devices=1))
+    node = cluster.add_node(num_cpus=2, num_gpus=2)
+    cluster.wait_for_nodes()
+    try:
+        got = list(ordered_map(visible_device, range(4), executor=ray_exec, devices=2))
+    finally:
+        cluster.remove_node(node)
+    assert [x for x, _ in got] == [0, 1, 2, 3]
+    assert {d for _, d in got} <= {"0", "1"} and all(d is not None and "," not in d for _, d in got)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,6 +59,9 @@ class DecontaminateParams(StageParams):
         return self
 
 
+_MATCH_BATCH = 512  # documents matched at once (`BenchmarkIndex.masks`): ~2 MB of word hashes
+
+
 def _decon_shard(task: tuple[Path, Path, Path, list[str], DecontaminateParams]) -> ShardReport:
     from corpora.decontaminate import BenchmarkIndex, word_hashes, word_spans
     from corpora.lang import get_language
@@ -68,9 +72,19 @@ def _decon_shard(task: tuple[Path, Path, Path, list[str], DecontaminateParams]) 
     rep = ShardReport()
     audit = JsonlWriter(out_dir / f"dropped-{shard_suffix(in_path)}.jsonl")
 
+    def masked():
+        """(document, bitmask of the benchmarks it shares an n-gram with), matched a batch at a time."""
+        batch: list[Doc] = []
+        for d in chain(iter_docs(in_path), [None]):
+            if d is not None:
+                batch.append(d)
+                if len(batch) < _MATCH_BATCH:
+                    continue
+            yield from zip(batch, index.masks([word_hashes(x.text, lang) for x in batch]), strict=True)
+            batch = []
+
     def kept():
-        for d in iter_docs(in_path):
-            mask, found = index.matches(word_hashes(d.text, lang))
+        for d, mask in masked():
             if not mask:
                 rep.keep(d.source, len(d.text))
                 yield d
@@ -121,6 +135,20 @@ class DecontaminateStage(Stage[DecontaminateParams]):
         paths = {b.label(): b.resolved() for b in ctx.params.benchmarks}
         digests = file_digests(p for p in paths.values() if p.is_file())
         return {label: digests.get(p) for label, p in paths.items()}
+
+    def describe(self, ctx: StageContext[DecontaminateParams]) -> dict[str, Any]:
+        """Each benchmark file and whether it is there (a missing one shows in `klue run --dry-run`, before the
+        corpus stages run, not when this stage starts), the n-gram rule and the mode."""
+        p = ctx.params
+        if not p.benchmarks:
+            return {"benchmarks": "none (nothing is checked for overlap)"}
+        out: dict[str, Any] = {"rule": f"a document sharing a {p.n}-eojeol n-gram with a benchmark text (or a whole "
+                                       f"text of {p.min_words}-{p.n - 1} eojeols): {p.mode}"}
+        for b in p.benchmarks:
+            path = b.resolved()
+            out[f"benchmark {b.label()}"] = (f"{path} ({path.stat().st_size:,} bytes)" if path.is_file()
+                                             else f"MISSING: {path} is not a file")
+        return out
 
     def run(self, ctx: StageContext[DecontaminateParams]) -> StageResult:
         from corpora.benchmarks import iter_texts

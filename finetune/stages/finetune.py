@@ -79,6 +79,10 @@ class FinetuneParams(StageParams):
                                       "every param; `python -m finetune.results --margin` re-reads finished runs "
                                       "at another")
     threads: int | None = Field(None, ge=1, description="torch threads (default: torch's)")
+    devices: int | None = Field(None, ge=0, description="accelerators the runs share, one run per device at a "
+                                "time (a worker process per device, CUDA_VISIBLE_DEVICES set; on Ray, tasks of "
+                                "num_gpus=1). Default: the node's GPUs (a Ray cluster's with --executor ray), none "
+                                "on a CPU machine. How the runs are spread, never what they write: out of the key")
     generated: list[str] = Field(default_factory=list, description="tasks whose data here is generated, not "
                                  "KLUE's (the embedded default's MRC and WoS): marked in the tables and the verdict")
 
@@ -162,6 +166,23 @@ def processes(workers: int, threads: int | None) -> int:
     return max(1, min(workers, cores // threads if threads else 1))
 
 
+def device_count(p: FinetuneParams, ctx: StageContext[FinetuneParams]) -> int:
+    """How many accelerators the runs are spread over (`devices`; default: this node's GPUs, or the Ray cluster's
+    with the Ray executor; 0 on a CPU machine: runs go on `workers` processes as before)."""
+    if p.devices is not None:
+        return p.devices
+    if ctx.executor.kind == "ray":
+        import ray
+
+        from pipeline.parallel import ray_connect
+
+        ray_connect(ctx.executor)
+        return int(ray.cluster_resources().get("GPU", 0))
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
 def resolved_precisions(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
     """What each task's `mixed_precision` resolves to on this machine for the arm's encoder (its width from the
     recipe's pretrain params, as the trainer reads it from the model's config): task -> `Precision`."""
@@ -201,6 +222,7 @@ class FinetuneStage(Stage[FinetuneParams]):
     inputs = ("pretrain",)
     resumable = True
     input_paths = ("data_dir", "task_data_dirs.*")
+    layout_params = ("devices",)  # the same files whatever the devices (tests/test_finetune_devices.py)
 
     def fingerprint(self, ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
         # the task files' contents, not their location: the same files elsewhere give the same key
@@ -359,14 +381,15 @@ class FinetuneStage(Stage[FinetuneParams]):
             # ablations.md, "Reproducibility"). Spawned, not forked: see `pipeline.parallel.ordered_map`.
             # (a resumed stage skips its finished runs here, before any process loads their data)
             rates: list[float | None] = list(p.lr_grid) or [None]
+            devices = device_count(p, ctx)
             units = [{"params": p.model_dump(mode="json"), "task": name, "init": init, "seed": seed, "lr": lr,
                       "model_dir": str(model_dir), "out_dir": str(ctx.out_dir), "replicate": replicate,
-                      "progress": processes(ctx.workers, p.threads) <= 1}
+                      "progress": processes(ctx.workers, p.threads) <= 1 and devices <= 1}
                      for name in p.tasks for init in inits for lr in rates for seed in p.seeds
                      if not seed_done(ctx.out_dir / name / run_folder(init, lr) / f"seed-{seed}")]
-            at_once = dataclasses.replace(ctx, workers=processes(ctx.workers, p.threads))
+            at_once = dataclasses.replace(ctx, workers=devices or processes(ctx.workers, p.threads))
             for _ in at_once.map(_train_unit, units, desc="fine-tuning runs" if at_once.workers > 1 else None,
-                                 start="spawn"):
+                                 start="spawn", devices=devices):
                 pass
         finally:
             _DATA.clear()

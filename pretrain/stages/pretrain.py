@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,16 +34,36 @@ class PretrainStage(Stage[PretrainParams]):
     # 2: eval_mask_loss in metrics and summary; 3: eval_order_gain; 4: fp32 export under DeepSpeed, eval masks
     # per sample (rank-independent), tokens/s of training steps only, MFU from counted FLOPs, final checkpoint;
     # 5: the model card (final/README.md, and LICENSE for mixed licences), `hardware` in the meta; 6: fused AdamW
-    # (other bits), the precision `auto` resolved and the CPU's MFU in summary.json
-    version = "6"
+    # (other bits), the precision `auto` resolved and the CPU's MFU in summary.json; 7: masks and dropout by the
+    # global micro-batch (other bits on several ranks or with dropout; one process without dropout unchanged),
+    # rollbacks over loss spikes, a checkpoint resumed on another world size
+    version = "7"
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
     replicates = ("seeds", "seed")  # `seeds: [1, 2, 3]`: three pretraining runs, one arm each (pipeline.recipe)
+    # where the loop runs (here, or a Slurm job: pretrain/slurm.py) is not what it writes: out of the key
+    layout_params = ("launcher", "slurm")
 
 
     @classmethod
+    def written_from_outside(cls, partial: Path) -> bool:
+        """A Slurm job of this folder may still be writing a checkpoint: its temp files are left to
+        `pretrain.slurm`, which clears them before it submits again (a re-attached job keeps writing)."""
+        from pretrain.slurm import JOB_FILE
+
+        return (partial / JOB_FILE).is_file()
+
+    @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
+        """The loop's step and losses; under `launcher: slurm`, after the job's id and state."""
+        from pretrain.slurm import status_line
+
+        job, loop = status_line(partial), cls._loop_progress(partial, params)
+        return f"{job}: {loop}" if job else loop
+
+    @classmethod
+    def _loop_progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         cfg_path, metrics = partial / "train_config.json", partial / "metrics.jsonl"
         if not cfg_path.is_file():
             return "starting"
@@ -78,7 +99,7 @@ class PretrainStage(Stage[PretrainParams]):
                                         xlabel="tokens seen (millions)"),
                      "MLM losses and word-order gain per arm, against tokens seen.")
         keys = ["steps", "tokens_seen", "params", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
-                "eval_order_gain", "tokens_per_s", "mfu", "world_size", "precision"]
+                "eval_order_gain", "tokens_per_s", "mfu", "world_size", "precision", "skipped_updates", "rollbacks"]
 
         def fmt(v: Any) -> str:
             return "–" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
@@ -139,6 +160,10 @@ class PretrainStage(Stage[PretrainParams]):
         }
         precision = p.resolved_precision()
         out["precision"] = f"{precision.name} ({precision.why})"
+        if p.launcher == "slurm":
+            from pretrain.slurm import describe_allocation
+
+            out["launcher"] = describe_allocation(p)
         if p.deepspeed is not None:  # planned for GPUs, where `auto` is bf16, whatever this machine is
             cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": run_seed(ctx),
                                               "encode_dir": "", "tokenizer_dir": "", "out_dir": ""})
@@ -160,9 +185,18 @@ class PretrainStage(Stage[PretrainParams]):
             "encode_dir": str(ctx.inputs["encode"].path), "tokenizer_dir": str(tokenizer_dir(ctx)),
             "out_dir": str(ctx.out_dir), "precision": precision.name, "precision_why": precision.why})
         cfg_path = ctx.out_dir / "train_config.json"
-        parent = continue_from_parent(ctx, cfg.max_steps)
+        adopted = adopt_other_world(ctx, cfg)
+        parent = None if adopted else continue_from_parent(ctx, cfg.max_steps)
         io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
-        if p.num_processes == 1 and p.deepspeed is None:
+        from pretrain.config import SlurmParams
+        from pretrain.slurm import refuse_active_job, run_on_slurm
+
+        if p.launcher != "slurm":
+            refuse_active_job(ctx.out_dir)  # a Slurm job still training in this folder: no second run beside it
+        if p.launcher == "slurm":  # a job on the allocation of `slurm:`; a rerun re-attaches (pretrain/slurm.py)
+            summary = run_on_slurm(cfg, cfg_path, p.slurm or SlurmParams(),
+                                   progress=lambda: self._loop_progress(ctx.out_dir, {}))
+        elif p.num_processes == 1 and p.deepspeed is None:
             from pretrain.train import train
 
             summary = train(cfg)
@@ -186,8 +220,10 @@ class PretrainStage(Stage[PretrainParams]):
             "report": {k: summary.get(k) for k in ("steps", "first_loss", "last_loss", "eval_loss", "eval_mask_loss",
                                                    "eval_order_gain", "tokens_per_s", "mfu", "tokens_seen",
                                                    "params", "world_size", "precision")}
-            | {"skipped_updates": len(summary.get("skipped_steps") or [])},  # non-finite steps (pretrain.nonfinite)
+            | {"skipped_updates": len(summary.get("skipped_steps") or []),  # non-finite steps (pretrain.nonfinite)
+               "rollbacks": len(summary.get("rollbacks") or [])},  # spikes and bad runs (pretrain.rollback)
             **({"parent": parent} if parent else {}),
+            **({"adopted": adopted} if adopted else {}),
         })
 
 
@@ -276,6 +312,11 @@ def _curves(outputs: list[ArmOutput]) -> tuple[dict[str, list[dict[str, Any]]], 
     return curves, per_step
 
 
+# params a parent may differ in: the length, and where it ran (layout params; manifests written before they
+# existed lack them)
+_NOT_COMPARED = ("max_steps", *PretrainStage.layout_params)
+
+
 def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> dict[str, Any] | None:
     """A longer run of a finished pretraining continues from it instead of starting over.
 
@@ -288,25 +329,30 @@ def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> d
     """
     import shutil
 
-    from pretrain.checkpoint import find_checkpoint
+    from pretrain.checkpoint import checkpoint_problems, find_checkpoint
     from pretrain.config import CHECKPOINTS
 
     if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
         return None
-    mine = {k: v for k, v in ctx.params.model_dump(mode="json").items() if k != "max_steps"}
+    mine = {k: v for k, v in ctx.params.model_dump(mode="json").items() if k not in _NOT_COMPARED}
     inputs = {dep: inp.manifest.get("key") for dep, inp in sorted(ctx.inputs.items())}
     best: tuple[int, Path, dict[str, Any]] | None = None
     for folder in sorted(ctx.out_dir.parent.glob("*")):
         if folder == ctx.out_dir or folder.suffix or not (folder / "manifest.json").is_file():
             continue
         m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        theirs = {k: v for k, v in (m.get("params") or {}).items() if k != "max_steps"}
+        theirs = {k: v for k, v in (m.get("params") or {}).items() if k not in _NOT_COMPARED}
         if (m.get("stage") != PretrainStage.name or m.get("version") != PretrainStage.version
                 or m.get("seed") != ctx.seed or m.get("inputs") != inputs or theirs != mine):
             continue
         ckpt = find_checkpoint(folder)
         step = json.loads((ckpt / "train_state.json").read_text())["step"] if ckpt else 0
         if ckpt is not None and step < max_steps and (best is None or step > best[0]):
+            problems = checkpoint_problems(ckpt)  # a finished folder is not touched: a bad one is passed over
+            if problems:
+                warnings.warn(f"{ckpt}: not continued from, it failed verification: {'; '.join(problems)}",
+                              stacklevel=2)
+                continue
             best = (step, ckpt, m)
     if best is None:
         return None
@@ -314,6 +360,56 @@ def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> d
     shutil.copytree(ckpt, ctx.out_dir / CHECKPOINTS / ckpt.name)
     shutil.copy2(ckpt.parent.parent / "metrics.jsonl", ctx.out_dir / "metrics.jsonl")
     return {"key": m["key"], "folder": ckpt.parent.parent.name, "step": step}
+
+
+# TrainConfig fields a run may change when it resumes another run's checkpoint on another number of processes:
+# how the global batch is cut (pretrain.data: the same micro-batches whatever the world size), the threads, and
+# what only tests set
+_WORLD_FIELDS = frozenset({"num_processes", "grad_accum", "threads", "out_dir", "halt_after_step", "clock_offset_s"})
+
+
+def adopt_other_world(ctx: StageContext[PretrainParams], cfg: Any) -> dict[str, Any] | None:
+    """A run interrupted on N processes goes on here on M (`num_processes` is in the key, so M has a folder of
+    its own): its newest verified checkpoint and its metrics are copied into this (empty) folder, and the loop
+    resumes from them (`pretrain.checkpoint.resume` loads a checkpoint of another world size).
+
+    The interrupted run is a `.partial` folder of this stage beside this one whose `train_config.json` equals
+    this run's but for how the global batch is cut over the processes (`_WORLD_FIELDS`), with the same
+    micro-batch and global batch. Only unfinished runs: a finished one's bytes are its own key's. The result is
+    the N-process run continued on M processes, equal to neither up to the order of float sums; `meta.adopted`
+    records the folder, step and world size it came from."""
+    from pretrain.checkpoint import find_checkpoint, verified_checkpoint
+    from pretrain.config import CHECKPOINTS, STATE_FILE, TrainConfig
+
+    if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
+        return None
+    mine = {k: v for k, v in cfg.model_dump(mode="json").items() if k not in _WORLD_FIELDS}
+    global_batch = cfg.batch_size * cfg.grad_accum * cfg.num_processes
+    best: tuple[int, Path, dict[str, Any]] | None = None
+    for folder in sorted(ctx.out_dir.parent.glob("*.partial")):
+        if folder == ctx.out_dir or not (folder / "train_config.json").is_file():
+            continue
+        try:
+            theirs = TrainConfig.model_validate_json((folder / "train_config.json").read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if ({k: v for k, v in theirs.model_dump(mode="json").items() if k not in _WORLD_FIELDS} != mine
+                or theirs.batch_size * theirs.grad_accum * theirs.num_processes != global_batch
+                or theirs.num_processes == cfg.num_processes):
+            continue
+        ckpt = verified_checkpoint(folder)
+        state = json.loads((ckpt / STATE_FILE).read_text()) if ckpt else {}
+        if ckpt is not None and "micro_batch" in state and (best is None or state["step"] > best[0]):
+            best = (state["step"], ckpt, state)
+    if best is None:
+        return None
+    step, ckpt, state = best
+    shutil.copytree(ckpt, ctx.out_dir / CHECKPOINTS / ckpt.name)
+    if (ckpt.parent.parent / "metrics.jsonl").is_file():
+        shutil.copy2(ckpt.parent.parent / "metrics.jsonl", ctx.out_dir / "metrics.jsonl")
+    print(f"pretrain: continuing {ckpt.parent.parent.name} (step {step}, {state['world_size']} processes) on "
+          f"{cfg.num_processes}", flush=True)
+    return {"folder": ckpt.parent.parent.name, "step": step, "world_size": state["world_size"]}
 
 
 def _planned_vocab_size(ctx: StageContext[PretrainParams]) -> int:

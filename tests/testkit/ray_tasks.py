@@ -36,3 +36,11 @@ def slow_square(task: tuple[str, int, float]) -> tuple[int, str]:
     Path(marker_dir, f"{x}-{os.getpid()}.{node}").touch()
     time.sleep(seconds)
     return x * x, node
+
+
+def visible_device(x: int) -> tuple[int, str | None]:
+    """The item and the `CUDA_VISIBLE_DEVICES` Ray gave the task that ran it."""
+    import time
+
+    time.sleep(0.5)  # long enough that two tasks hold their devices at once
+    return x, os.environ.get("CUDA_VISIBLE_DEVICES")

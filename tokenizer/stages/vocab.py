@@ -89,6 +89,15 @@ class VocabStage(Stage[VocabParams]):
         out["report_texts"] = [digests.get(p) for p in paths]
         return out
 
+    def describe(self, ctx: StageContext[VocabParams]) -> dict[str, Any]:
+        """The vocabulary asked for, and each fidelity text file and whether it is there (`klue run --dry-run`)."""
+        p = ctx.params
+        out: dict[str, Any] = {"vocabulary": f"{p.algorithm}, {p.vocab_size:,} tokens"}
+        for f in p.report_texts:
+            path = Path(os.path.expandvars(f))
+            out[f"report text {path.name}"] = str(path) if path.is_file() else f"MISSING: {path} is not a file"
+        return out
+
     def run(self, ctx: StageContext[VocabParams]) -> StageResult:
         from tokenizer.export import export_tokenizer, special_token_ids
         from tokenizer.fidelity import METRICS, report, to_markdown
