@@ -10,7 +10,10 @@ import os
 
 from pipeline.recipe import load_recipe
 from pipeline.runner import Runner
-from test_finetune_stage import REG, _recipe, _run, _unit_files
+from testkit.finetune_recipes import REG
+from testkit.finetune_recipes import recipe as _recipe
+from testkit.finetune_recipes import run as _run
+from testkit.finetune_recipes import unit_files as _unit_files
 
 
 def test_two_devices_run_two_units_at_once_with_the_same_files(tmp_path, monkeypatch):

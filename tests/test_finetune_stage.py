@@ -17,31 +17,15 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from pipeline.recipe import RecipeError, load_recipe
 from pipeline.runner import Runner
-from pipeline.stages import stage_registry
-from testkit import finetune_stages
 from testkit.finetune import FX
+from testkit.finetune_recipes import REG
+from testkit.finetune_recipes import recipe as _recipe
+from testkit.finetune_recipes import run as _run
+from testkit.finetune_recipes import unit_files as _unit_files
 from testkit.toy import subprocess_env
-
-REG = stage_registry(finetune_stages.REGISTRY)
-
-
-def _recipe(tmp_path: Path, finetune: dict | None = None, variants: dict | None = None, name: str = "r") -> Path:
-    section = {"tasks": ["ynat", "nli"], "data_dir": str(FX), "seeds": [1, 2], "vs_random_init": True,
-               "max_steps": 3, "max_eval_examples": 30, "threads": 1, **(finetune or {})}
-    raw = {"name": "ft", "stages": {"finetune": section}, **({"variants": variants} if variants else {})}
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
-    return path
-
-
-def _run(recipe: Path, workdir: Path) -> Runner:
-    runner = Runner(load_recipe(recipe, registry=REG), workdir, REG)
-    runner.run()
-    return runner
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -232,12 +216,6 @@ def _klue(recipe: Path, workdir: Path) -> subprocess.Popen:
            "--registry", "testkit.finetune_stages:REGISTRY", "--workers", "1"]
     return subprocess.Popen(cmd, env=subprocess_env(OMP_NUM_THREADS="1"), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _unit_files(folder: Path) -> dict[str, bytes]:
-    """Every file of the stage folder but the manifest (timings) and the units' timing.json (wall times)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in ("manifest.json", "timing.json")}
 
 
 @pytest.mark.slow
