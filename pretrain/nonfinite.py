@@ -22,13 +22,18 @@ from typing import Any
 NAN_STEPS_ENV = "KLUE_TEST_NAN_STEPS"
 
 
-def nan_steps_for_tests() -> frozenset[int]:
-    """The steps whose loss `NAN_STEPS_ENV` turns into NaN (empty unless a test sets it)."""
-    raw = os.environ.get(NAN_STEPS_ENV, "")
+def steps_from_env(name: str) -> frozenset[int]:
+    """The step numbers a test hook's environment variable lists, separated by commas (empty when unset)."""
+    raw = os.environ.get(name, "")
     try:
         return frozenset(int(s) for s in raw.split(",") if s.strip())
     except ValueError:
-        raise ValueError(f"{NAN_STEPS_ENV}={raw!r}: expected step numbers separated by commas") from None
+        raise ValueError(f"{name}={raw!r}: expected step numbers separated by commas") from None
+
+
+def nan_steps_for_tests() -> frozenset[int]:
+    """The steps whose loss `NAN_STEPS_ENV` turns into NaN (empty unless a test sets it)."""
+    return steps_from_env(NAN_STEPS_ENV)
 
 
 class SkipGuard:

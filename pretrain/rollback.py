@@ -35,9 +35,10 @@ numbers steps) by `SPIKE_FACTOR`, standing for a batch that makes the loss jump.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
+
+from pretrain.nonfinite import steps_from_env
 
 SPIKE_STEPS_ENV = "KLUE_TEST_SPIKE_STEPS"
 SPIKE_FACTOR = 20.0  # far above 7 sigmas of any window, and the loss stays finite (a spike, not a NaN)
@@ -49,11 +50,7 @@ class RollbackLimit(RuntimeError):
 
 def spike_steps_for_tests() -> frozenset[int]:
     """The data steps whose loss `SPIKE_STEPS_ENV` multiplies by SPIKE_FACTOR (empty unless a test sets it)."""
-    raw = os.environ.get(SPIKE_STEPS_ENV, "")
-    try:
-        return frozenset(int(s) for s in raw.split(",") if s.strip())
-    except ValueError:
-        raise ValueError(f"{SPIKE_STEPS_ENV}={raw!r}: expected step numbers separated by commas") from None
+    return steps_from_env(SPIKE_STEPS_ENV)
 
 
 @dataclass
