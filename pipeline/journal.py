@@ -3,8 +3,10 @@
 Why not pickle: reading a pickle runs whatever it names, and the project loads nothing that way (safetensors,
 `yaml.safe_load`). Task results are plain data: numbers, strings, lists, dicts, Counters, numpy values and the
 project's dataclasses (`Funnel`, `ShardReport`, `ShardResult`), so a tagged JSON covers them. A dataclass is
-rebuilt only if its module is one of this project's packages and the name is a dataclass there; anything else in
-a record is an error naming it, never an import of arbitrary code.
+rebuilt only if its module is one of this project's packages and the name is a dataclass there, or if the class
+was registered (`register`) by the code that defines it outside them (a stage registry of one's own, `klue run
+--registry module:DICT`, or a test's helpers); anything else in a record is an error naming it, never an import
+of arbitrary code.
 """
 
 from __future__ import annotations
@@ -14,12 +16,30 @@ import importlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 TAG = "__journal__"
-PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune", "testkit")
+PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune", "datagen")  # the installed packages
+_REGISTERED: dict[str, type] = {}  # "module:qualname" -> a dataclass from outside PACKAGES, by `register`
+
+T = TypeVar("T", bound=type)
+
+
+def register(cls: T) -> T:
+    """Let records hold `cls`, a dataclass defined outside this project's packages, and rebuild it on reading
+    (from this table: a record never imports its module). Called, or used as a decorator, where the class is
+    defined, so that the process reading the records has registered it once it has imported that module (as the
+    runner has imported a `--registry` module before it reads a journal)."""
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise TypeError(f"journal.register: {cls!r} is not a dataclass")
+    _REGISTERED[_name(cls)] = cls
+    return cls
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def dumps(obj: Any) -> str:
@@ -53,16 +73,19 @@ def _enc(o: Any) -> Any:
         return {TAG: "frozenset" if isinstance(o, frozenset) else "set", "v": [_enc(x) for x in o]}
     if dataclasses.is_dataclass(o) and not isinstance(o, type):
         cls = type(o)
-        return {TAG: "dc", "cls": f"{cls.__module__}:{cls.__qualname__}",
+        return {TAG: "dc", "cls": _name(cls),
                 "v": {f.name: _enc(getattr(o, f.name)) for f in dataclasses.fields(o)}}
     raise TypeError(f"journal: a task result holds a {type(o).__module__}.{type(o).__qualname__}, which a "
                     "record cannot hold (plain data, numpy values and the project's dataclasses only)")
 
 
 def _dataclass(name: str, where: str) -> type:
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     module, _, qualname = name.partition(":")
     if module.split(".")[0] not in PACKAGES:
-        raise ValueError(f"{where}: refers to {name!r}, outside this project's packages; not loaded")
+        raise ValueError(f"{where}: refers to {name!r}, outside this project's packages and not registered "
+                         "(journal.register); not loaded")
     obj: Any = importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part, None)

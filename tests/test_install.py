@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -89,6 +90,35 @@ def test_supported_pythons_stated_alike():
     lo, hi = SUPPORTED[0], SUPPORTED[-1]
     assert f"Python {lo[0]}.{lo[1]}–{hi[0]}.{hi[1]}" in readme
     assert sys.version_info[:2] in SUPPORTED, f"running the tests on an unsupported Python {sys.version}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what the wheel holds (built here from a copy of the checkout: no index needed)
+
+
+def test_the_wheel_holds_the_packages_and_neither_the_test_kit_nor_the_examples(tmp_path):
+    """The wheel a user installs: the six packages with their data, and nothing of the test kit (tests/testkit)
+    or of the scripts that run from a checkout (pretrain/examples/: the GPU check puts the checkout's tests/ on
+    sys.path), which stay in the repository."""
+    pytest.importorskip("setuptools.build_meta", reason="setuptools (the build backend) is not installed")
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "runs", "tmp"))
+    out = tmp_path / "wheel"
+    out.mkdir()
+    proc = subprocess.run([sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
+                           "print(b.build_wheel(sys.argv[1]))", str(out)],
+                          cwd=src, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (wheel,) = out.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    packages = [p.rstrip("*") for p in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]]
+    assert tops == set(packages), tops
+    assert "pipeline/sample/recipe.yaml" in names and "pretrain/train.py" in names
+    kit = [n for n in names if "testkit" in n or n.startswith("tests/")]
+    examples = [n for n in names if "/examples/" in n]
+    assert kit == [] and examples == [], f"in the wheel: {kit + examples}"
 
 
 # ---------------------------------------------------------------------------------------------------------

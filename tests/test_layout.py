@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from pipeline.stage import Stage
 from pipeline.stages import STAGE_CLASSES, STAGES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the dev extra installs tomli on 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("pipeline", "corpora", "tokenizer", "pretrain", "finetune")
@@ -192,3 +199,57 @@ def test_files_are_written_one_way():
             if rel != "pipeline/io.py" and re.search(r"""["'][^"']*\.tmp\b""", code) and "tmp-allranks" not in code:
                 problems.append(f"{rel}:{i}: a temp name made by hand: {line.strip()}")
     assert problems == []
+
+
+def installed_modules() -> dict[str, Path]:
+    """Every module the wheel installs: the folders that pyproject's [tool.setuptools.packages.find] includes and
+    does not exclude, matched as setuptools matches them (namespace packages: any folder of a matching name)."""
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]
+    out = {}
+    for top in sorted({p.split(".")[0].rstrip("*") for p in find["include"]}):
+        for d in [ROOT / top, *sorted(x for x in (ROOT / top).rglob("*") if x.is_dir())]:
+            pkg = ".".join(d.relative_to(ROOT).parts)
+            if any(fnmatchcase(pkg, p) for p in find["include"]) and \
+                    not any(fnmatchcase(pkg, p) for p in find.get("exclude", [])):
+                out.update({f"{pkg}.{f.stem}": f for f in sorted(d.glob("*.py"))})
+    return out
+
+
+def names_of_the_test_kit(path: Path) -> list[str]:
+    """Where a module imports the test kit (anywhere, inside functions too) or names it in a string that is not a
+    docstring (a package list, a "module:attr" registry entry, an importlib call)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and n.body and isinstance(n.body[0], ast.Expr)}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found = [node.module or ""]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            found = [node.value] if re.search(r"\btestkit\b", node.value) else []
+        else:
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found = [m for m in found if m.split(".")[0] == "testkit"]
+        out += [f"{path}:{node.lineno}: {m!r}" for m in found]
+    return out
+
+
+def test_no_installed_module_names_the_test_kit():
+    """The installed packages stand without tests/: none imports or names testkit (the journal's trusted
+    packages included: a test registers its own dataclasses, `pipeline.journal.register`). The scripts of
+    pretrain/examples/ may, as they run from a checkout and are not installed."""
+    mods = installed_modules()
+    assert {"pipeline.journal", "datagen.__init__", "pretrain.train", "finetune.tasks.base"} <= set(mods)
+    assert not any(m.startswith("pretrain.examples") for m in mods), "pretrain/examples/ is not installed"
+    assert [hit for path in mods.values() for hit in names_of_the_test_kit(path)] == []
+
+
+def test_the_test_kit_check_sees_an_import_and_a_name(tmp_path):
+    mod = tmp_path / "m.py"
+    mod.write_text('"""Docs may say testkit."""\nPACKAGES = ("pipeline", "testkit")\n\n\ndef f():\n'
+                   '    from testkit.toy import TOY\n    import testkit\n    return TOY, testkit\n')
+    assert sorted(h.split(": ", 1)[1] for h in names_of_the_test_kit(mod)) == ["'testkit'", "'testkit'", "'testkit.toy'"]

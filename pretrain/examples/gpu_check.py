@@ -18,6 +18,10 @@ Sections, each recorded in OUT/results.json as it finishes (a failed one keeps i
              autocast on the GPU
 OUT/results.md is the same as a table. The data is the Korean fixture text of tests/fixtures/pretrain (carried
 with the project; throughput does not depend on what the tokens say).
+
+A script of the repository, not of the installed package (pretrain/examples/ is left out of the wheel): it runs
+from a checkout and puts the checkout's root and its tests/ on sys.path, for the test kit's fixture encoder
+(`testkit.pretrain.encode_fixture`).
 """
 
 from __future__ import annotations
