@@ -45,8 +45,12 @@ def test_fast_path_equals_presidio(det):
         "운전면허번호 : 충북 07-77203-61\n여권번호 M4F9063, 환급 계좌 : 하나은행 51114182629667-3",
         "<table><tr><th>성명</th><th>운전면허번호</th></tr><tr><td>홍길동</td><td>12-34-56-78-901-23</td></tr></table>",
         "Tel. (044 32) 869-7741 | Fax. 053)69997-9678\n연락처: +82-110-78774101 / 전화: 063-632-25-2462",
+        # a representative number read as one by the e-mail after it (a look-ahead past the digit run's window)
+        "가" * 300 + " 김민수 과장 (1588-1673,  " + "s" * 63 + "@korea.kr) 으로 " + "나" * 300,
+        "다" * 300 + " (1600-1650) 으로 문의, 홉스(1588-1679)의 책 " + "라" * 300,
     ]
     assert [det.detect(t) for t in texts] == det.detect_presidio(texts)
+    assert ("PHONE", "1588-1673") in {(s.type, texts[-2][s.start:s.end]) for s in det.detect(texts[-2])}
 
 
 PATHOLOGICAL = {

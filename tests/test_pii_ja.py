@@ -273,8 +273,8 @@ def test_languages_keep_their_own_types():
         PiiDetector(language="xx")
     ko = PiiDetector(types=["PHONE", "EMAIL"])
     assert [s.type for s in ko.detect("전화 02-2110-6543")] == ["PHONE"]
-    assert {r.name for r in ko.recognizers} == {"ko_phone", "ko_phone_short", "ko_labelled_phone",
-                                                "ko_labelled_phone_column", "ko_email"}
+    assert {r.name for r in ko.recognizers} == {"ko_phone", "ko_phone_representative", "ko_phone_short",
+                                                "ko_labelled_phone", "ko_labelled_phone_column", "ko_email"}
 
 
 # ---- CLI ---------------------------------------------------------------------------------------------------

@@ -329,3 +329,64 @@ def test_key_value_table_rows_are_not_column_headers(det):
             "<tr><th>운전면허번호</th><td>11-99-60653-41</td></tr></table>")
     assert ("DRIVER_LICENSE", "11-99-60653-41") in found(det, text)
     assert ("RRN", "11-99-60653-41") not in found(det, text)
+
+
+# Representative numbers (전국대표번호: a 15YY/16YY/18YY block, then four digits) whose digits also read as a year
+# range, within a century (issue 49): `_phone` dropped them as years before any context word could count, so the
+# scale test's planted contact line `담당자 NAME TITLE (1588-16xx, e-mail)` lost its phone (3 of 26,365 values).
+REP_YEAR_POSITIVE = [
+    ("담당자 김민수 과장 (1588-1673, minjun12@naver.com) 으로 문의 바랍니다.", "1588-1673"),  # the planted line
+    ("김민수 과장 (1588-1673, minjun12@naver.com)", "1588-1673"),  # an e-mail beside it, no phone word
+    ("(1600-1650, contact7@korea.kr)", "1600-1650"),
+    ("(1877-1900 / seoyeon.kim99@daum.net)", "1877-1900"),
+    ("담당자 이서연 주무관 (1588-1600)", "1588-1600"),  # 담당자 before it
+    ("고객센터 1544-1600 (평일 09시~18시)", "1544-1600"),  # 15YY
+    ("대표번호 1666-1700 으로 연락", "1666-1700"),  # 16YY
+    ("상담: 1899-1950", "1899-1950"),  # 18YY
+    ("1522-1530으로 문의하세요", "1522-1530"),  # a call to call after it
+    ("예약은 (1833-1900) 전화 주세요", "1833-1900"),
+    ("전화번호: 1588-1673", "1588-1673"),
+]
+
+
+@pytest.mark.parametrize("text,value", REP_YEAR_POSITIVE)
+def test_representative_number_that_reads_as_a_year_range(det, text, value):
+    assert ("PHONE", value) in found(det, text), found(det, text)
+
+
+REP_YEAR_NEGATIVE = [
+    "홉스(1588-1679)의 리바이어던",  # an assigned block, but a life and no phone word: a year range
+    "조선 중기(1600-1650)의 기록",
+    "(1800-1850)",
+    "고객센터 1592-1598",  # a phone word, but 1592 is no assigned block: the year range stays one
+    "전화 발명가 벨(1847-1922)",
+    "고객센터 1234-5678 (예시)",  # not a 15/16/18 block: never a representative number
+    "대표번호 1234-5678, help@korea.kr",
+    "문의 2023-1204",  # a year and a date
+    "고객센터 1588-0000",  # a dummy value
+]
+
+
+@pytest.mark.parametrize("text", REP_YEAR_NEGATIVE)
+def test_year_ranges_and_other_blocks_stay_unmatched(det, text):
+    assert {t for t, _ in found(det, text)} - {"PERSON", "ADDRESS", "EMAIL"} == set(), found(det, text)
+
+
+def test_planted_contact_line_keeps_every_representative_number(det):
+    """The scale corpus's line (datagen.pii.synth's first template) with every number of each family that reads
+    as a year range: all found, with the e-mail and the name beside them."""
+    import random
+
+    from datagen.pii import synth
+
+    template = synth.TEMPLATES[0]
+    assert [p for p in template if isinstance(p, tuple)] == [("PERSON",), ("PHONE",), ("EMAIL",)]
+    rng = random.Random(49)
+    for block in ("1588", "1644", "1899"):
+        for last in range(int(block), int(block) + 101):
+            values = {"PERSON": synth.fake_value("PERSON", rng), "PHONE": f"{block}-{last:04d}",
+                      "EMAIL": synth.fake_value("EMAIL", rng)}
+            text = "".join(values[p[0]] if isinstance(p, tuple) else p.replace("{T}", rng.choice(synth.TITLES))
+                           for p in template)
+            got = found(det, text)
+            assert ("PHONE", values["PHONE"]) in got and ("EMAIL", values["EMAIL"]) in got, (text, got)

@@ -132,8 +132,10 @@ class PiiDetectStage(Stage[PiiDetectParams]):
 
     name = "pii_detect"
     # 2: addresses with detail and reference parts, licence/RRN/corporate printed forms, more names;
-    # 3: identifiers after their label in any shape (ko_labelled_*), key-value tables have no header row
-    version = "3"
+    # 3: identifiers after their label in any shape (ko_labelled_*), key-value tables have no header row;
+    # 4: Korean representative numbers that also read as a year range (`1588-1673`) are phones when an assigned
+    # block has a phone word, an e-mail or a call to call beside it (ko_phone_representative, issue 49)
+    version = "4"
     inputs = ("decontaminate",)
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 

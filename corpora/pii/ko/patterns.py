@@ -48,7 +48,21 @@ MOBILE = rf"(?:01[016789]{SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
 AREA = r"(?:02|0[3-6][1-5]|070|050[0-9]?|080)"
 LANDLINE = rf"(?:(?:\({AREA}\)|{AREA}\)?){SEP}?\s?{D}{{3,4}}{SEP}{D}{{4}})"  # (055)813-…, 055)813-…
 INTL = rf"(?:\+82{SEP}?\s?(?:\(0\))?(?:1[016789]|2|[3-6][1-5]|70){SEP}?{D}{{3,4}}{SEP}?{D}{{4}})"
-REP = rf"(?:1[568]{D}{{2}}-{D}{{4}})"  # 15xx/16xx/18xx representative numbers
+# 전국대표번호 (representative numbers; libphonenumber's "universal access numbers"): eight digits, a
+# 15YY/16YY/18YY block then four, dialled without an area code.
+REP = rf"(?:1[568]{D}{{2}}-{D}{{4}})"
+# The blocks assigned: libphonenumber's KR `uan` pattern (python `phonenumbers` 9.0.43, data/region_KR.py:
+# 1(?:5(?:22|33|44|66|77|88|99)|6(?:[07]0|44|6[0168]|88)|8(?:00|33|55|77|99))\d{4}), plus 1811 (KCT) and 1555, which
+# carriers' listings also name (namu.wiki 전국대표번호, 2025-01-02; telmoa.com/telmoa/1577.php). Only a number whose
+# digits also read as a year range (`1588-1673`) is held to them (`_rep_year`).
+REP_BLOCKS = ("1522", "1533", "1544", "1555", "1566", "1577", "1588", "1599", "1600", "1644", "1660", "1661", "1666",
+              "1668", "1670", "1688", "1800", "1811", "1833", "1855", "1877", "1899")
+REP_ASSIGNED = rf"(?:(?:{'|'.join(REP_BLOCKS)})-{D}{{4}})"
+# What follows a number that is one to call: an e-mail address's local part and `@`, in the same bracket or list
+# (`(1588-1673, minjun@korea.kr)`: the pair a contact line prints), or a call to call (`1588-1673으로 문의`,
+# `(1588-1673) 전화`). Bounded to stay within the fast scanner's window after a digit run (engine.MAX_MATCH).
+EMAIL_NEXT = r"(?=[ ]{0,2}[,/][ ]{0,2}[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9])"
+CALL_NEXT = r"(?=[ ]{0,2}\)?[ ]{0,2}(?:번|번으로|으로|로)?[ ]{0,2}(?:문의|전화|연락))"
 PHONE_ANY = rf"(?:{INTL}|{MOBILE}|{LANDLINE})"
 
 # A fax number's key right before it: 팩스, FAX, 전송 (the word official letters print), `Fax.`, `F.`, or a table
@@ -164,13 +178,26 @@ def _checksum(ok: Callable[[str], bool], good: float = 1.0, bad: float = WEAK) -
     return lambda t: 0.0 if v.placeholder_digits(t) else (good if ok(t) else bad)
 
 
-def _phone(t: str) -> float:
-    if v.placeholder_digits(t):
-        return 0.0
+def _year_range(t: str) -> bool:
+    """`1592-1598`, `1588-1673`: two years, the second at most a century after the first (an era, a reign, a
+    life). About 1 % of the representative numbers of a block read so too."""
     m = _YEAR_RANGE.fullmatch(t)
-    if m and 0 <= int(m.group(2)) - int(m.group(1)) <= 100:
-        return 0.0  # a year range (1592-1598), not a 15xx/16xx/18xx number
+    return m is not None and 0 <= int(m.group(2)) - int(m.group(1)) <= 100
+
+
+def _phone(t: str) -> float:
+    if v.placeholder_digits(t) or _year_range(t):
+        return 0.0  # a year range (1592-1598) is not a 15xx/16xx/18xx number here: see `_rep_year`
     return -1.0  # -1: keep the pattern's score
+
+
+def _rep_year(t: str) -> float:
+    """ko_phone_representative reads only what `_phone` drops as a year range: a representative number of an
+    assigned block (its patterns) with a phone word before it (its context words), an e-mail address beside it
+    (`EMAIL_NEXT`) or a call to call after it (`CALL_NEXT`). Every other number of that shape is ko_phone's."""
+    if v.placeholder_digits(t) or not _year_range(t):
+        return 0.0
+    return -1.0
 
 
 def _account(t: str) -> float:
@@ -310,6 +337,18 @@ def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
             _p("representative", LB + REP + LA, 0.45),
         ], ["전화", "연락처", "휴대폰", "핸드폰", "휴대전화", "문의", "tel", "콜센터", "상담"],
           rescore=_phone, min_run_digits=8),
+        # A representative number that also reads as a year range (`1588-1673`; `임진왜란(1592-1598)`,
+        # `홉스(1588-1679)` are none): an assigned block, and a phone word before it (`고객센터 1588-1673`,
+        # `담당자 김민수 과장 (1588-1673`), an e-mail beside it (`(1588-1673, minjun@korea.kr)`) or a call to call
+        # after it (`1588-1673으로 문의`). Before issue 49, `_phone` dropped every such number before a context word
+        # could count: the scale test's 3 missed phones of 26,365 planted values, `담당자 NAME TITLE (1588-16xx,
+        # e-mail)`.
+        R("PHONE", "ko_phone_representative", [
+            _p("representative_year", LB + REP_ASSIGNED + LA, 0.05),
+            _p("representative_year_email", LB + REP_ASSIGNED + LA + EMAIL_NEXT, 0.45),
+            _p("representative_year_call", LB + REP_ASSIGNED + LA + CALL_NEXT, 0.45),
+        ], ["전화", "연락처", "문의", "콜센터", "고객센터", "상담", "대표번호", "담당자", "tel", "☎"],
+          rescore=_rep_year, min_run_digits=8),
         R("PHONE", "ko_phone_short", [
             _p("special", r"(?<![0-9A-Za-z.,\-])(?:1[0-9]{2,3}|02-120)(?=\s|$|[)(,/])", 0.05)],
           ["콜센터", "고객센터", "상담전화", "상담 전화", "대표번호", "신고전화", "긴급전화", "전화:", "전화 ", "상담센터",
