@@ -284,6 +284,7 @@ def test_the_japanese_chain_keeps_most_wikipedia_paragraphs():
     assert dropped == {("gopher_quality", "few_alpha_words"): 17, ("gopher_repetition", "top_2_gram"): 5,
                        ("gopher_repetition", "top_3_gram"): 5, ("gopher_quality", "too_few_words"): 2,
                        ("gopher_repetition", "top_4_gram"): 1}, dropped
-    # the script test passes Japanese Wikipedia and fails Korean text
-    assert sum(JAPANESE.script_ratio(t) >= DEFAULTS["min_script_ratio"] for t in texts) == 300
-    assert JAPANESE.script_ratio(KOREAN_TEXT) < DEFAULTS["min_script_ratio"]
+    # the script test passes Japanese Wikipedia and fails Korean text (its threshold: the script filter's default)
+    min_ratio = chain.thresholds.min_script_ratio
+    assert sum(JAPANESE.script_ratio(t) >= min_ratio for t in texts) == 300
+    assert JAPANESE.script_ratio(KOREAN_TEXT) < min_ratio

@@ -1,4 +1,8 @@
-"""Korean-aware document filters, one module per family, and the chain that runs them in recipe order."""
+"""Korean-aware document filters, one module per family, and the chain that runs them in recipe order.
+
+A filter is its module (a `Filter` subclass that declares its thresholds in a nested `Knobs` model) and one line
+in `corpora.filters.registry`; the filter stage's params validate its knobs from then on (`corpora.filters.params`).
+"""
 
 from __future__ import annotations
 
@@ -7,23 +11,14 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from corpora.filters.base import DocView, Filter, Transform
-from corpora.filters.boilerplate import BoilerplateFilter
-from corpora.filters.fineweb_quality import FineWebQualityFilter
-from corpora.filters.gopher_quality import GopherQualityFilter
-from corpora.filters.gopher_repetition import GopherRepetitionFilter
-from corpora.filters.length import LengthFilter
-from corpora.filters.params import FILTER_NAMES, Thresholds
-from corpora.filters.script import ScriptFilter
+from corpora.filters.params import Thresholds
+from corpora.filters.registry import FILTER_CLASSES
 from corpora.filters.sentences import SentenceFilter
 from corpora.lang import get_language
 from corpora.normalize import Normalizer
 
-FILTERS: dict[str, type[Filter]] = {
-    f.name: f
-    for f in (BoilerplateFilter, SentenceFilter, LengthFilter, ScriptFilter, GopherRepetitionFilter,
-              FineWebQualityFilter, GopherQualityFilter)
-}
-assert set(FILTERS) == set(FILTER_NAMES)
+# name -> class of every registered filter (corpora/filters/registry.py), in registry order
+FILTERS: dict[str, type[Filter]] = dict(FILTER_CLASSES.items())
 
 
 class ChainSettings(Protocol):

@@ -3,14 +3,33 @@
 A filter's `check` returns None (keep) or a short code naming the failing check; the stage uses the filter's
 `name` as the drop reason and keeps the codes as per-check statistics. A `Transform` edits the text (removes
 boilerplate lines, short sentences) and may fail the document too.
+
+A filter declares its thresholds (its knobs) in its own class, as a nested `Knobs` model: each knob's type,
+bounds, description and citation, and its default where the value is the same for every language. A knob without
+a default is a language's: every language pack states it (`Language.default_thresholds`). The filter stage's
+params (`corpora.filters.params.Thresholds`) are assembled from the knobs of the registered filters
+(`corpora.filters.registry`), so adding a filter is its module and one registry line.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from corpora.filters.params import Thresholds
+from pydantic import BaseModel, Field
+
 from corpora.lang.base import Language
+from pipeline.stage import StageParams
+
+Frac = Annotated[float, Field(ge=0.0, le=1.0)]
+NGramFracs = dict[Annotated[int, Field(ge=1, le=50)], Frac]
+
+
+class FilterKnobs(StageParams):
+    """Base of a filter's `Knobs`: pydantic fields (bounds with `Field(ge=..., le=...)`, a `description` citing
+    where the value comes from). `None` conventionally disables a check."""
+
+    # (low, high) knob pairs: low may not be larger than high when both are set (a recipe error otherwise)
+    ordered: ClassVar[tuple[tuple[str, str], ...]] = ()
 
 
 class DocView:
@@ -41,9 +60,13 @@ class DocView:
 class Filter:
     name: ClassVar[str]
     transform: ClassVar[bool] = False
+    # the filter's thresholds; a subclass declares its own nested `class Knobs(FilterKnobs)` and `th: Knobs`
+    Knobs: ClassVar[type[FilterKnobs]] = FilterKnobs
+    th: FilterKnobs
 
-    def __init__(self, th: Thresholds, lang: Language):
-        self.th = th
+    def __init__(self, th: BaseModel, lang: Language):
+        """`th`: the stage's thresholds (`Thresholds`, already validated), of which the filter keeps its knobs."""
+        self.th = self.Knobs.model_construct(**{k: getattr(th, k) for k in self.Knobs.model_fields})
         self.lang = lang
 
     def enabled(self) -> bool:

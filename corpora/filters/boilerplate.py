@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import re
 
-from corpora.filters.base import DocView, Transform
-from corpora.filters.params import Thresholds
+from pydantic import BaseModel, Field
+
+from corpora.filters.base import DocView, FilterKnobs, Frac, Transform
 from corpora.lang.base import Language
 
 
 class BoilerplateFilter(Transform):
     name = "boilerplate"
 
-    def __init__(self, th: Thresholds, lang: Language):
+    class Knobs(FilterKnobs):
+        # ours: drop the document when over half of its characters were boilerplate lines.
+        max_boilerplate_frac: Frac | None = Field(
+            0.5, description="most share of the characters in removed boilerplate lines (ours)")
+
+    th: Knobs
+
+    def __init__(self, th: BaseModel, lang: Language):
         super().__init__(th, lang)
         pats = lang.boilerplate_patterns
         # one pass over the whole text first: most documents have no boilerplate at all. Case-insensitive and

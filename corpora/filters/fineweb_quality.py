@@ -6,13 +6,32 @@ newlines per word. A line may end its punctuation with closing quotes or bracket
 
 from __future__ import annotations
 
-from corpora.filters.base import DocView, Filter, find_duplicates
+from pydantic import Field
+
+from corpora.filters.base import DocView, Filter, FilterKnobs, Frac, find_duplicates
 
 _CLOSERS = "\"'”’」』)]›»"
 
 
 class FineWebQualityFilter(Filter):
     name = "fineweb_quality"
+
+    class Knobs(FilterKnobs):
+        # The language's (no default): FineWeb-2's per-language line_punct_thr and new_line_ratio (the latter per
+        # its word, rescaled to the language's), cited in each language pack. short_line_thr is disabled (999 in
+        # fineweb-2-pipeline.py); char_duplicates_ratio 0.1 (fineweb-2-pipeline.py).
+        line_punct_thr: Frac | None = Field(
+            description="least share of lines ending in terminal punctuation (FineWeb-2, per language)")
+        short_line_thr: Frac | None = Field(
+            None, description="most share of short lines (disabled: 999 in fineweb-2-pipeline.py)")
+        short_line_length: int = Field(
+            30, ge=1, description="a line of at most this many characters is short (FineWeb default)")
+        char_dup_ratio: Frac | None = Field(
+            0.1, description="most share of characters in duplicated lines (fineweb-2-pipeline.py)")
+        new_line_ratio: float | None = Field(
+            ge=0, description="most newlines per word (FineWeb-2, per language, rescaled to the language's words)")
+
+    th: Knobs
 
     def check(self, v: DocView) -> str | None:
         th = self.th

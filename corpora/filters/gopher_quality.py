@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-from corpora.filters.base import DocView, Filter
+from pydantic import Field
+
+from corpora.filters.base import DocView, Filter, FilterKnobs, Frac
 
 # datatrove's PUNCTUATION set (ASCII and common CJK/typographic punctuation); a word made only of these is a symbol.
 _PUNCT = "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
@@ -23,6 +25,33 @@ _NO_LETTER_WORD = re.compile(r"(?<!\S)(?:[\d_]|[^\w\s])+(?!\S)")
 
 class GopherQualityFilter(Filter):
     name = "gopher_quality"
+
+    class Knobs(FilterKnobs):
+        # The language's (no default): FineWeb-2's per-language min/max_avg_word_length and
+        # max_non_alpha_words_ratio, datatrove's min_doc_words and max_symbol_word_ratio rescaled to the language's
+        # words, cited in each language pack. The others: max_doc_words 100,000, bullet lines 0.9 and ellipsis
+        # lines 0.3 (datatrove defaults, kept by the pipeline), min_stop_words 2 (fineweb-2-pipeline.py).
+        gopher_min_words: int | None = Field(
+            ge=0, description="fewest non-symbol words (datatrove min_doc_words, in the language's words)")
+        gopher_max_words: int | None = Field(
+            100_000, ge=1, description="most non-symbol words (datatrove max_doc_words, kept by FineWeb-2)")
+        min_avg_word_length: float | None = Field(
+            ge=0, description="least mean word length (FineWeb-2, per language)")
+        max_avg_word_length: float | None = Field(
+            gt=0, description="most mean word length (FineWeb-2, per language)")
+        max_symbol_word_ratio: float | None = Field(
+            ge=0, description="most '#' or ellipses per word (datatrove 0.1 per its word, rescaled per language)")
+        max_bullet_lines_ratio: Frac | None = Field(
+            0.9, description="most share of lines starting with a bullet (datatrove default, kept by FineWeb-2)")
+        max_ellipsis_lines_ratio: Frac | None = Field(
+            0.3, description="most share of lines ending in an ellipsis (datatrove default, kept by FineWeb-2)")
+        min_alpha_words_ratio: Frac | None = Field(
+            description="least share of words with a letter (FineWeb-2 max_non_alpha_words_ratio, per language)")
+        min_stop_words: int | None = Field(
+            2, ge=0, description="fewest distinct stop words (fineweb-2-pipeline.py)")
+        ordered = (("gopher_min_words", "gopher_max_words"), ("min_avg_word_length", "max_avg_word_length"))
+
+    th: Knobs
 
     def check(self, v: DocView) -> str | None:
         th = self.th

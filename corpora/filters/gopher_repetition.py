@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from corpora.filters.base import DocView, Filter, find_duplicates
+from pydantic import Field
+
+from corpora.filters.base import DocView, Filter, FilterKnobs, Frac, NGramFracs, find_duplicates
 
 _PARA = re.compile(r"\n{2,}")
 
@@ -39,6 +41,24 @@ def duplicated_ngram_chars(words: list[str], n: int) -> int:
 
 class GopherRepetitionFilter(Filter):
     name = "gopher_repetition"
+
+    class Knobs(FilterKnobs):
+        # The language's (no default): FineWeb-2's per-language dup_line_frac / top_n_grams / dup_n_grams
+        # (configs/kor_Hang.yml, jpn_Jpan.yml), cited in each language pack. The paragraph and line-character
+        # checks are disabled (0) in fineweb-2-pipeline.py.
+        dup_line_frac: Frac | None = Field(description="most share of duplicated lines (FineWeb-2, per language)")
+        dup_para_frac: Frac | None = Field(
+            None, description="most share of duplicated paragraphs (disabled in fineweb-2-pipeline.py)")
+        dup_line_char_frac: Frac | None = Field(
+            None, description="most share of characters in duplicated lines (disabled in fineweb-2-pipeline.py)")
+        dup_para_char_frac: Frac | None = Field(
+            None, description="most share of characters in duplicated paragraphs (disabled in fineweb-2-pipeline.py)")
+        top_ngram_fracs: NGramFracs = Field(
+            description="n -> most share of characters in the top n-gram (FineWeb-2 top_n_grams, per language)")
+        dup_ngram_fracs: NGramFracs = Field(
+            description="n -> most share of characters in duplicated n-grams (FineWeb-2 dup_n_grams, per language)")
+
+    th: Knobs
 
     def check(self, v: DocView) -> str | None:
         th = self.th

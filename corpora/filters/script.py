@@ -16,9 +16,9 @@ import re
 from functools import cache
 
 import numpy as np
+from pydantic import BaseModel, Field
 
-from corpora.filters.base import DocView, Filter
-from corpora.filters.params import Thresholds
+from corpora.filters.base import DocView, Filter, FilterKnobs, Frac
 from corpora.lang import base as lang_base
 from corpora.lang.base import Language
 
@@ -49,9 +49,18 @@ def _table_for(lang: Language) -> np.ndarray | None:
 class ScriptFilter(Filter):
     name = "script"
 
-    def __init__(self, th: Thresholds, lang: Language):
+    class Knobs(FilterKnobs):
+        # ours: most letters must be of the language's script. Stands in for FineWeb-2's GlotLID language_score
+        # (its threshold is per language there), since no language-ID model is available offline.
+        min_script_ratio: Frac | None = Field(
+            0.5, description="least share of the language's script among letters (ours; stands in for FineWeb-2's "
+                             "GlotLID language_score)")
+
+    th: Knobs
+
+    def __init__(self, th: BaseModel, lang: Language):
         super().__init__(th, lang)
-        self._table = _table_for(lang) if th.min_script_ratio is not None else None
+        self._table = _table_for(lang) if self.th.min_script_ratio is not None else None
 
     def enabled(self) -> bool:
         return self.th.min_script_ratio is not None

@@ -6,17 +6,26 @@ sentences are joined with newlines; a document with none left fails with reason 
 
 from __future__ import annotations
 
-from corpora.filters.base import DocView, Transform
-from corpora.filters.params import Thresholds
+from pydantic import BaseModel, Field
+
+from corpora.filters.base import DocView, FilterKnobs, Transform
 from corpora.lang.base import Language
 
 
 class SentenceFilter(Transform):
     name = "short_sentences"
 
-    def __init__(self, th: Thresholds, lang: Language, source_min: int | None = None):
+    class Knobs(FilterKnobs):
+        # the source's `min_sentence_chars` applies unless set here, e.g. under per_source
+        min_sentence_chars: int | None = Field(
+            None, ge=1, description="fewest characters of a kept sentence (KLUE's rule; default: the source's "
+                                    "min_sentence_chars)")
+
+    th: Knobs
+
+    def __init__(self, th: BaseModel, lang: Language, source_min: int | None = None):
         super().__init__(th, lang)
-        self.min_chars = th.min_sentence_chars if th.min_sentence_chars is not None else source_min
+        self.min_chars = self.th.min_sentence_chars if self.th.min_sentence_chars is not None else source_min
 
     def enabled(self) -> bool:
         return self.min_chars is not None

@@ -15,36 +15,6 @@ from typing import Any, ClassVar, Literal
 _NON_LETTER = re.compile(r"[\W\d_]+")
 _WORD = re.compile(r"\w+")
 
-# The thresholds that are the same for every language: a language's `DEFAULTS` is these plus its own values (from
-# its FineWeb-2 config, rescaled to its words), so a new language states only what differs.
-COMMON_DEFAULTS: dict[str, Any] = {
-    # length (ours): drop near-empty documents and pathological giants; short-text sources override.
-    "min_chars": 30,
-    "max_chars": 1_000_000,
-    "min_words": None,
-    "max_words": None,
-    # script (ours): most letters must be of the language's script. Stands in for FineWeb-2's GlotLID
-    # language_score (its threshold is per language there), since no language-ID model is available offline.
-    "min_script_ratio": 0.5,
-    # boilerplate (ours): drop the document when over half of its characters were boilerplate lines.
-    "max_boilerplate_frac": 0.5,
-    # Gopher repetition: the paragraph and line-character checks are disabled (0) in fineweb-2-pipeline.py.
-    "dup_para_frac": None,
-    "dup_line_char_frac": None,
-    "dup_para_char_frac": None,
-    # Gopher quality: max_doc_words 100,000, bullet lines 0.9 and ellipsis lines 0.3 (datatrove defaults, kept
-    # by the pipeline), min_stop_words 2 (fineweb-2-pipeline.py).
-    "gopher_max_words": 100_000,
-    "max_bullet_lines_ratio": 0.9,
-    "max_ellipsis_lines_ratio": 0.3,
-    "min_stop_words": 2,
-    # FineWeb quality: short_line_thr disabled (999 in the pipeline); char_duplicates_ratio 0.1 (pipeline).
-    "short_line_thr": None,
-    "short_line_length": 30,
-    "char_dup_ratio": 0.1,
-}
-
-
 def append_stripped(out: list[tuple[int, int]], line: str, a: int, b: int) -> None:
     """Append the span `line[a:b]` without its surrounding whitespace, unless nothing is left: how every
     sentence splitter here closes a sentence."""
@@ -73,7 +43,10 @@ class Language:
     # True when `split_words` gives the text's whitespace tokens (then the text itself stands for its words in
     # the regex passes of the Gopher quality filter); False for a language without spaces between words
     whitespace_words: ClassVar[bool] = True
-    # default thresholds of the filter stage (keys of corpora.filters.params.Thresholds)
+    # default thresholds of the filter stage: values of the knobs the filters declare (each filter's `Knobs`,
+    # corpora/filters/). A knob without a default there is a language's and must be set here; one with a default
+    # (the same for every language) may be. Checked by `corpora.filters.params.language_thresholds`: an unknown
+    # knob or a value out of bounds is an error naming the language and the key.
     default_thresholds: ClassVar[dict[str, Any]] = {}
 
     # ---- characters -------------------------------------------------------------------------------

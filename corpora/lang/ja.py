@@ -39,7 +39,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import COMMON_DEFAULTS, Language, append_stripped
+from corpora.lang.base import Language, append_stripped
 
 # ---- script -------------------------------------------------------------------------------------------------
 # Every assigned code point listed is a Unicode letter (L* or Nl), so `Language.letter_count` counts it too and
@@ -249,10 +249,10 @@ BOILERPLATE = (
 # ---- thresholds ---------------------------------------------------------------------------------------------
 # FineWeb-2 configs/jpn_Jpan.yml and fineweb-2-pipeline.py (huggingface/fineweb-2), cited per key; values in
 # FineWeb-2's words (Sudachi mode A) are rescaled by the ratios measured above where our unit differs.
+# These are the knobs without a default in their filter (corpora/filters/); length, boilerplate, the checks the
+# pipeline disables, ... are the same for every language and declared there. Script: most letters must be kana or
+# kanji, in a text that has kana (the script filter's 0.5; FineWeb-2's GlotLID score >= 0.886 in jpn_Jpan.yml).
 DEFAULTS: dict[str, Any] = {
-    # length, boilerplate, the checks the pipeline disables, ... as for every language; script: most letters must
-    # be kana or kanji, in a text that has kana (FineWeb-2's GlotLID score >= 0.886 in jpn_Jpan.yml).
-    **COMMON_DEFAULTS,
     # Gopher repetition: jpn_Jpan.yml dup_line_frac, top_n_grams, dup_n_grams. They are character fractions of
     # word n-grams, and our words are FineWeb-2's within 1 % (WORDS_PER_SUDACHI_WORD): kept as they are.
     "dup_line_frac": 0.375,

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import COMMON_DEFAULTS, Language, append_stripped
+from corpora.lang.base import Language, append_stripped
 
 # Hangul syllables, Hangul jamo, compatibility jamo, jamo extended-A and -B.
 HANGUL_CHARS = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
@@ -29,9 +29,10 @@ _NON_HANGUL = re.compile(f"[^{HANGUL_CHARS}]+")
 # word tokenizer); the thresholds whose unit is "per word" are rescaled by this factor below.
 MORPHEMES_PER_EOJEOL = 2.19
 
-# FineWeb-2 configs/kor_Hang.yml and fineweb-2-pipeline.py (huggingface/fineweb-2): cited per key.
+# FineWeb-2 configs/kor_Hang.yml and fineweb-2-pipeline.py (huggingface/fineweb-2): cited per key. These are the
+# knobs without a default in their filter (corpora/filters/); the others (length, script: here Hangul, standing in
+# for FineWeb-2's GlotLID score >= 0.842, boilerplate, ...) are the same for every language and declared there.
 DEFAULTS: dict[str, Any] = {
-    **COMMON_DEFAULTS,  # length, script (here: Hangul; FineWeb-2's GlotLID score >= 0.842), boilerplate, ...
     # Gopher repetition: FineWeb-2 kor_Hang.yml dup_line_frac / top_n_grams / dup_n_grams.
     "dup_line_frac": 0.374,
     "top_ngram_fracs": {2: 0.282, 3: 0.228, 4: 0.185},

@@ -10,7 +10,13 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from corpora.filters.params import FILTER_NAMES, THRESHOLD_KEYS, Thresholds
+from corpora.filters.params import (
+    FILTER_NAMES,
+    KNOB_DEFAULTS,
+    THRESHOLD_KEYS,
+    Thresholds,
+    language_thresholds,
+)
 from corpora.lang import LanguageCode, get_language
 from corpora.shards import Doc, iter_docs, list_shards, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
@@ -19,14 +25,16 @@ from pipeline.stage import Stage, StageContext, StageResult
 
 
 class FilterParams(Thresholds):
-    """The filter stage's params: every threshold of `Thresholds` (Korean defaults; another `language`'s
-    defaults for keys the recipe does not set), plus normalization, the filter order and `per_source`
-    overrides of any threshold for one source, e.g. `per_source: {nsmc: {min_chars: 10}}`."""
+    """The filter stage's params: every threshold of `Thresholds` (the knobs of the registered filters, with
+    the filters' and Korean defaults; another `language`'s defaults for keys the recipe does not set), plus
+    normalization, the filter order and `per_source` overrides of any threshold for one source, e.g.
+    `per_source: {nsmc: {min_chars: 10}}`."""
 
     language: LanguageCode = "ko"
     normalization: Literal["NFC", "NFKC", "none"] | None = None  # None: the language's form (Korean: NFC)
     max_blank_lines: int = Field(1, ge=0, le=100)
-    # filters run in this order; a document's drop reason is the first that fails. Leave one out to disable it.
+    # filters run in this order (default: corpora/filters/registry.py's RUN_ORDER, then any other registered
+    # filter); a document's drop reason is the first that fails. Leave one out to disable it.
     order: tuple[str, ...] = FILTER_NAMES
     per_source: dict[str, dict[str, Any]] = Field(default_factory=dict)
     would_fail_stats: bool = True  # evaluate every filter on every document (for the report), not just until the first failure
@@ -44,17 +52,19 @@ class FilterParams(Thresholds):
 
     @model_validator(mode="after")
     def _per_source(self) -> FilterParams:
+        language_thresholds(get_language(self.language))  # the language's defaults fit the filters' knobs
         for src in self.per_source:
             self.thresholds_for(src)  # raises a validation error naming the bad key
         return self
 
     def thresholds_for(self, source: str | None = None) -> Thresholds:
-        """The thresholds for one source: language defaults < recipe keys < per_source overrides."""
-        lang = get_language(self.language)
+        """The thresholds for one source: filter defaults < language defaults < recipe keys < per_source."""
+        lang = language_thresholds(get_language(self.language))
         base = {k: getattr(self, k) for k in THRESHOLD_KEYS}
-        # the field defaults are Korean's (tests check they equal corpora/lang/ko.py's), so for Korean this
-        # changes nothing; another language's defaults replace every key the recipe does not set
-        base.update({k: v for k, v in lang.default_thresholds.items() if k not in self.model_fields_set})
+        # the field defaults are the filters' overlaid with Korean's (tests check they equal corpora/lang/ko.py's),
+        # so for Korean this changes nothing; for another language, every key the recipe does not set comes from
+        # that language's defaults, else from the filter's
+        base.update({k: v for k, v in {**KNOB_DEFAULTS, **lang}.items() if k not in self.model_fields_set})
         over = self.per_source.get(source, {}) if source is not None else {}
         bad = sorted(set(over) - THRESHOLD_KEYS)
         if bad:
