@@ -28,10 +28,11 @@ import click
 @click.option("--ray-address", metavar="ADDRESS", default=None, envvar="RAY_ADDRESS",
               help="The Ray cluster to run on (auto, host:port, ray://host:10001); default $RAY_ADDRESS, else a "
                    "Ray instance started on this machine.")
-@click.option("--launcher", type=click.Choice(["local", "slurm"]), default=None,
+@click.option("--launcher", type=click.Choice(["local", "slurm", "ray"]), default=None,
               help="Where the pretrain stage trains (default: the recipe's `stages.pretrain.launcher`, else local). "
                    "slurm: an sbatch job of `stages.pretrain.slurm`'s allocation, waited for; a rerun re-attaches "
-                   "to it. Not in the stage key.")
+                   "to it. ray: Ray Train workers (`stages.pretrain.ray`) on the --executor ray cluster. Not in "
+                   "the stage key.")
 @click.option("--set", "overrides", metavar="KEY=VALUE", multiple=True,
               help="Override a recipe value; VALUE is YAML. E.g. --set stages.filter.min_chars=20 "
                    "--set sources.0.max_docs=100. Repeatable.")
@@ -88,7 +89,7 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
             reg = registry_from_spec(registry) if registry else None
         except RegistryError as e:
             raise RecipeError(f"--registry {registry}: {e}") from None
-        if launcher:  # pretrain/slurm.py
+        if launcher:  # pretrain/slurm.py, pretrain/ray_train.py
             overrides = (*overrides, f"stages.pretrain.launcher={launcher}")
         rec = load_recipe(recipe, overrides, registry=reg, until=until)
         workdir = workdir or Path("runs") / rec.name

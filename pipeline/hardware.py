@@ -81,6 +81,21 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def hardware_here(num_processes: int, threads: int | None, nodes: int = 1) -> str:
+    """The machines a run is training on, as its main rank sees them: its GPUs by name, or the CPU model, cores
+    and torch threads, with the node count where the ranks span several (a Slurm job, Ray Train workers; every
+    node is taken to be the main rank's, as torchrun and Ray Train place the same ranks on each)."""
+    import torch
+
+    where = f"{nodes} nodes, " if nodes > 1 else ""
+    if torch.cuda.is_available():
+        return f"{where}{num_processes} x {torch.cuda.get_device_name(0)}"
+    used = threads or torch.get_num_threads()
+    cores = f"{os.cpu_count()} cores{' each' if nodes > 1 else ''}"
+    return (f"CPU: {cpu_model()}, {where}{cores}, {num_processes} process{'es' if num_processes > 1 else ''} x "
+            f"{used} torch thread{'s' if used > 1 else ''}")
+
+
 def native_bf16() -> str | None:
     """The CPU's native bf16 matrix support as torch detects it ("AMX" tiles or "AVX512-BF16"), None without.
     torch's own checks (`torch.cpu._is_amx_tile_supported`, `_is_avx512_bf16_supported`) read CPUID and the

@@ -130,10 +130,10 @@ class ClusterMismatch(RuntimeError):
     """A Ray worker's environment differs from the driver's (see `environment`)."""
 
 
-def _checked_call(fn: Callable[[Any], Any], item: Any, expected: dict[str, str]) -> Any:
-    """Runs `fn(item)` in a Ray worker after checking that the worker's environment is the driver's: a node
-    with another numpy, MeCab dictionary or edit of this project would silently write other bytes. Checked in
-    every task (cached per worker process), so nodes that join the cluster later are checked too."""
+def check_environment(expected: dict[str, str]) -> None:
+    """In a Ray worker: raise ClusterMismatch, naming the node and what differs, where the worker's environment
+    is not the driver's (`expected`): a node with another numpy, MeCab dictionary or edit of this project would
+    silently write other bytes."""
     got = environment()
     diff = {k: (got.get(k, "missing"), v) for k, v in expected.items() if got.get(k, "missing") != v}
     if diff:
@@ -144,6 +144,12 @@ def _checked_call(fn: Callable[[Any], Any], item: Any, expected: dict[str, str])
         raise ClusterMismatch(f"Ray node {node} differs from the driver: {what}. Outputs would depend on where a "
                               "task ran; install the same versions (and the same checkout) on every node "
                               "(docs/scaling.md)")
+
+
+def _checked_call(fn: Callable[[Any], Any], item: Any, expected: dict[str, str]) -> Any:
+    """Runs `fn(item)` in a Ray worker after `check_environment`. Checked in every task (cached per worker
+    process), so nodes that join the cluster later are checked too."""
+    check_environment(expected)
     return fn(item)
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from corpora.licenses import CardLicense, card_license
-from pipeline.hardware import cpu_model
 from pipeline.stage import StageInput
 
 
@@ -107,20 +106,6 @@ def sources_of(recipe_sources: list[Any]) -> list[tuple[str, str | None]]:
 
 # -------------------------------------------------------------------------------------------------------
 # facts that are not simply read
-
-
-def hardware_here(num_processes: int, threads: int | None) -> str:
-    """The machine a run is training on now: its GPUs by name, or the CPU model, cores and torch threads."""
-    import os
-
-    import torch
-
-    if torch.cuda.is_available():
-        return f"{num_processes} x {torch.cuda.get_device_name(0)}"
-    cpu = cpu_model()
-    used = threads or torch.get_num_threads()
-    return (f"CPU: {cpu}, {os.cpu_count()} cores, {num_processes} process{'es' if num_processes > 1 else ''} x "
-            f"{used} torch thread{'s' if used > 1 else ''}")
 
 
 def hardware_recorded(meta: Mapping[str, Any], summary: Mapping[str, Any], manifest: Mapping[str, Any]) -> str | None:

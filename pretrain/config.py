@@ -51,6 +51,20 @@ class SlurmParams(StageParams):
         return num_processes // self.nodes
 
 
+class RayTrainParams(StageParams):
+    """`stages.pretrain.ray`: the Ray Train workers of `launcher: ray` (pretrain/ray_train.py), on the cluster of
+    the recipe's executor. Out of the stage key, like `slurm`; the number of workers is not: `PretrainParams`
+    sets `num_processes` to it and adapts `grad_accum`, so that the global batch stays the recipe's."""
+
+    workers: int | None = Field(None, ge=1, description="Ray Train workers, one rank each (default: "
+                                "num_processes)")
+    gpus_per_worker: int = Field(0, ge=0, le=1, description="0: CPU workers (gloo); 1: a GPU each (nccl)")
+    cpus_per_worker: int | None = Field(None, ge=1, description="CPUs each worker reserves (default: threads, "
+                                        "else 1)")
+    max_failures: int = Field(3, ge=0, description="worker-group restarts after a worker or node is lost; each "
+                              "resumes from the newest checkpoint")
+
+
 class PretrainParams(StageParams):
     """Model size, batch, schedule, evaluation and checkpoint cadence, and how to run (processes, DeepSpeed,
     precision). `pretrain.train.TrainConfig` is these plus the run's paths and resolved step count."""
@@ -112,25 +126,33 @@ class PretrainParams(StageParams):
                                       "at the run's precision and threads, pipeline.hardware.matmul_peak)")
     # where the loop runs: here (in-process or torchrun) or as a Slurm job (pretrain/slurm.py). Both are left out
     # of the stage key (PretrainStage.layout_params): the same params give the same bytes either way.
-    launcher: Literal["local", "slurm"] = Field("local", description="local: this machine; slurm: an sbatch job "
-                                                "of `slurm:`'s allocation, waited for (a later run re-attaches)")
+    launcher: Literal["local", "slurm", "ray"] = Field(
+        "local", description="local: this machine; slurm: an sbatch job of `slurm:`'s allocation, waited for (a "
+        "later run re-attaches); ray: Ray Train workers on the executor's cluster")
     slurm: SlurmParams | None = Field(None, description="the allocation of `launcher: slurm`")
+    ray: RayTrainParams | None = Field(None, description="the workers of `launcher: ray`")
 
     @model_validator(mode="after")
-    def _slurm_layout(self) -> PretrainParams:
-        """Under `launcher: slurm` the processes are the allocation's (nodes x procs_per_node) and the global
-        batch stays the recipe's (batch_size x grad_accum x num_processes): grad_accum adapts, and a global batch
-        that does not divide is refused. Idempotent (a dumped and reloaded params model is unchanged)."""
-        if self.launcher != "slurm":
+    def _launcher_layout(self) -> PretrainParams:
+        """Under `launcher: slurm` the processes are the allocation's (nodes x procs_per_node), under `launcher:
+        ray` the workers'; the global batch stays the recipe's (batch_size x grad_accum x num_processes):
+        grad_accum adapts, and a global batch that does not divide is refused. Idempotent (a dumped and reloaded
+        params model is unchanged)."""
+        if self.launcher == "slurm":
+            slurm = self.slurm or SlurmParams()
+            processes = slurm.nodes * slurm.ranks_per_node(self.num_processes)
+            where = f"{processes} processes ({slurm.nodes} nodes x {processes // slurm.nodes})"
+        elif self.launcher == "ray":
+            processes = (self.ray or RayTrainParams()).workers or self.num_processes
+            where = f"{processes} Ray Train workers"
+        else:
             return self
-        slurm = self.slurm or SlurmParams()
-        processes = slurm.nodes * slurm.ranks_per_node(self.num_processes)
         global_batch = self.batch_size * self.grad_accum * self.num_processes
         if global_batch % (self.batch_size * processes):
             raise ValueError(
-                f"slurm: the global batch {global_batch} (batch_size {self.batch_size} x grad_accum "
-                f"{self.grad_accum} x num_processes {self.num_processes}) does not divide over {processes} "
-                f"processes ({slurm.nodes} nodes x {processes // slurm.nodes}) of micro-batch {self.batch_size}")
+                f"{self.launcher}: the global batch {global_batch} (batch_size {self.batch_size} x grad_accum "
+                f"{self.grad_accum} x num_processes {self.num_processes}) does not divide over {where} of "
+                f"micro-batch {self.batch_size}")
         # frozen model: set through object.__setattr__, as pydantic's own validators do
         object.__setattr__(self, "grad_accum", global_batch // (self.batch_size * processes))
         object.__setattr__(self, "num_processes", processes)
@@ -170,18 +192,19 @@ class TrainConfig(PretrainParams):
     halt_after_step: int | None = None  # tests: stop right after this step (and its checkpoint), as if killed
     # how the loop was launched is not the loop's: out of train_config.json, so its bytes are the same for every
     # launcher (adopt_other_world and pretrain.slurm compare them)
-    launcher: Literal["local", "slurm"] = Field("local", exclude=True)
+    launcher: Literal["local", "slurm", "ray"] = Field("local", exclude=True)
     slurm: SlurmParams | None = Field(None, exclude=True)
+    ray: RayTrainParams | None = Field(None, exclude=True)
     clock_offset_s: dict[int, float] = {}  # tests: added to a rank's clock, as a rank that started late sees it
 
     @model_validator(mode="before")
     @classmethod
     def _legacy_names(cls, data: Any) -> Any:
         """train_config.json files written before the config was built from PretrainParams; and the stage's
-        `launcher` and `slurm`, which are not the loop's (a params dump passed in whole leaves them out)."""
+        `launcher`, `slurm` and `ray`, which are not the loop's (a params dump passed in whole leaves them out)."""
         if isinstance(data, dict):
             renames = {"model_size": "model", "micro_batch_size": "batch_size"}
-            data = {renames.get(k, k): v for k, v in data.items() if k not in ("launcher", "slurm")}
+            data = {renames.get(k, k): v for k, v in data.items() if k not in ("launcher", "slurm", "ray")}
         return data
 
     def resolved_precision(self) -> Precision:

@@ -9,10 +9,12 @@ the stage's report read and write the metrics one way.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from pipeline import io
+from pipeline.hardware import hardware_here
 from pretrain.engine import Run
 from pretrain.flops import Peak
 from pretrain.throughput import Throughput
@@ -65,6 +67,10 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         "world_size": world,
         # a CPU run's bits depend on it (why: PretrainParams.threads; measured: docs/recipes.md)
         "threads": torch.get_num_threads(),
+        # the card's hardware line, from where the main rank ran: a Slurm job's or Ray Train's nodes, not the
+        # machine that launched them (torchrun and Ray Train set LOCAL_WORLD_SIZE, the ranks of one node)
+        "hardware": hardware_here(world, torch.get_num_threads(),
+                                  nodes=max(1, world // int(os.environ.get("LOCAL_WORLD_SIZE") or world))),
         "rank_steps": rank_steps,
         "mixed_precision": run.accelerator.mixed_precision,
         # a CPU run's bits depend on it as on the thread count; `auto` resolves by machine and width

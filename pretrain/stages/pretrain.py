@@ -20,7 +20,7 @@ from types import FrameType
 from typing import Any
 
 from pipeline import io
-from pipeline.hardware import mfu_peak
+from pipeline.hardware import hardware_here, mfu_peak
 from pipeline.stage import ArmOutput, Preempted, ReportSection, Stage, StageContext, StageResult
 from pretrain.config import PretrainParams
 from pretrain.stages.encode import tokenizer_dir
@@ -42,8 +42,9 @@ class PretrainStage(Stage[PretrainParams]):
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
     replicates = ("seeds", "seed")  # `seeds: [1, 2, 3]`: three pretraining runs, one arm each (pipeline.recipe)
-    # where the loop runs (here, or a Slurm job: pretrain/slurm.py) is not what it writes: out of the key
-    layout_params = ("launcher", "slurm")
+    # where the loop runs (here, a Slurm job: pretrain/slurm.py, Ray Train workers: pretrain/ray_train.py) is not
+    # what it writes: out of the key
+    layout_params = ("launcher", "slurm", "ray")
 
 
     @classmethod
@@ -164,6 +165,11 @@ class PretrainStage(Stage[PretrainParams]):
             from pretrain.slurm import describe_allocation
 
             out["launcher"] = describe_allocation(p)
+        elif p.launcher == "ray":
+            from pretrain.config import RayTrainParams
+            from pretrain.ray_train import describe_workers
+
+            out["launcher"] = f"ray: {describe_workers(p.num_processes, p.ray or RayTrainParams(), p.threads)}"
         if p.deepspeed is not None:  # planned for GPUs, where `auto` is bf16, whatever this machine is
             cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": run_seed(ctx),
                                               "encode_dir": "", "tokenizer_dir": "", "out_dir": ""})
@@ -196,6 +202,12 @@ class PretrainStage(Stage[PretrainParams]):
         if p.launcher == "slurm":  # a job on the allocation of `slurm:`; a rerun re-attaches (pretrain/slurm.py)
             summary = run_on_slurm(cfg, cfg_path, p.slurm or SlurmParams(),
                                    progress=lambda: self._loop_progress(ctx.out_dir, {}))
+        elif p.launcher == "ray":  # Ray Train workers on the executor's cluster (pretrain/ray_train.py)
+            from pretrain.config import RayTrainParams
+            from pretrain.ray_train import run_on_ray
+
+            summary = run_on_ray(cfg, cfg_path, p.ray or RayTrainParams(), ctx.executor,
+                                 progress=lambda: self._loop_progress(ctx.out_dir, {}))
         elif p.num_processes == 1 and p.deepspeed is None:
             from pretrain.train import train
 
@@ -207,10 +219,9 @@ class PretrainStage(Stage[PretrainParams]):
                 mfu_peak(precision.name, p.threads or rank_threads(p.num_processes))
             launch(cfg_path, p.num_processes, deepspeed=p.deepspeed is not None)
             summary = json.loads((ctx.out_dir / "summary.json").read_text())
-        from pretrain.card_facts import hardware_here
-
-        # the count rank 0 trained with (torchrun's ranks get OMP_NUM_THREADS = cores / processes when unset)
-        hardware = hardware_here(p.num_processes, summary.get("threads") or p.threads)
+        # where the main rank trained (pretrain.metrics.summarize): a Slurm job's or Ray Train's nodes, not this
+        # machine; a summary from before it was recorded: this machine, with the thread count rank 0 trained with
+        hardware = summary.get("hardware") or hardware_here(p.num_processes, summary.get("threads") or p.threads)
         write_card(ctx, summary, hardware)
         return StageResult(meta={
             "final_dir": "final",
