@@ -19,6 +19,7 @@ import numpy as np
 import xxhash
 
 from corpora.dedup import _mix64
+from corpora.lang import get_language
 from corpora.lang.base import Language
 
 _P = np.uint64(0x9E3779B97F4A7C15)
@@ -43,8 +44,6 @@ def word_hashes(text: str, lang: Language | None = None) -> np.ndarray:
 
 
 def _korean() -> Language:
-    from corpora.lang import get_language
-
     return get_language("ko")
 
 

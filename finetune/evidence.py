@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from finetune.data import load_task_data
 from finetune.records import DataError, Example, read_jsonl
+from finetune.registry import get_task
 from finetune.stats import Comparison, ScoreFn, grouped, multi_bootstrap
 
 
@@ -53,8 +55,6 @@ def run_stats(task: Any, preds: list[dict[str, Any]], golds: list[Example], wher
 def arm_evidence(runs: list[tuple[dict[str, Any], Path]], golds: list[Example]) -> ArmEvidence:
     """The arm of one table cell from its runs (metrics.json records with their folders, one per pretraining
     replicate of a pretrained row, one for a random-init row) and the task's evaluation examples."""
-    from finetune.registry import get_task
-
     task = get_task(runs[0][0]["task"])
     units = [task.split_key(g) for g in golds]
     members: dict[str, list[np.ndarray]] = {}  # replicate -> its runs, in order
@@ -90,9 +90,6 @@ def compare_arms(a: ArmEvidence, b: ArmEvidence, margin: float | None = None, se
 def eval_examples(run: dict[str, Any]) -> list[Example]:
     """A run's evaluation examples, read again from the files its metrics.json names (`data`: the dev file, the
     split and its caps), as `finetune.data.load_task_data` chose them."""
-    from finetune.data import load_task_data
-    from finetune.registry import get_task
-
     source = run.get("data") or {}
     where = source.get("path") if source.get("format") == "hf-datasets" else source.get("dev")
     if not where:

@@ -93,10 +93,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from finetune.data import SELECTION_FRACTION
+from finetune.data import SELECTION_FRACTION, load_task_data, write_json
 from finetune.metrics import mrc_normalize
-from finetune.records import Example
-from finetune.registry import resolve_name
+from finetune.records import DataError, Example
+from finetune.registry import get_task, resolve_name
+from pipeline import io
+from pipeline.io import write_jsonl
 
 if TYPE_CHECKING:
     from finetune.data import Protocol, SplitMode, TaskData
@@ -293,6 +295,7 @@ def majority_predictions(task: Any, train: Sequence[Example], evals: Sequence[Ex
     """`{"guid", "label"}` records of the training examples' most frequent label: its name (JCommonsenseQA: the
     answer position, an int); RE adds the one-hot `probs` of that label (relation_list.json order)."""
     if task.name == "jcommonsenseqa":
+        # lazy: a task module loads when its task runs (finetune.registry)
         from finetune.tasks.jcqa import N_CHOICES
 
         position = most_frequent((e["label"] for e in train), N_CHOICES)
@@ -312,6 +315,7 @@ def all_o_predictions(evals: Sequence[Example]) -> list[dict[str, Any]]:
 def dp_constant_labels(train: Sequence[Example]) -> tuple[str, str]:
     """The DEPREL names the attachment floors give: the training split's most frequent among ROOT-attached words
     and among the other words (a tie: the first in KLUE-DP's label order)."""
+    # lazy: a task module loads when its task runs (finetune.registry)
     from finetune.tasks.dp import DEP_LABELS
 
     pairs = [(h, d) for e in train for h, d in zip(e["heads"], e["deprels"], strict=True)]
@@ -386,9 +390,6 @@ def _load(task_name: str, data_dir: Path, split: SplitMode, eval_fraction: float
     """The task and the training and evaluation examples `klue finetune TASK` reads with the same arguments: under
     the default protocol the floors fit on the same 90 % of train as the model (the selection split is left out:
     a floor chooses nothing)."""
-    from finetune.data import load_task_data
-    from finetune.registry import get_task
-
     task = get_task(task_name, data_dir=data_dir)
     return task, load_task_data(task, data_dir, split=split, eval_fraction=eval_fraction, max_train=max_train,
                                 max_eval=max_eval, protocol=protocol, selection_fraction=selection_fraction)
@@ -398,10 +399,6 @@ def _write_floor(task: Any, data: TaskData, preds: list[dict[str, Any]], output:
                  floor: dict[str, Any]) -> dict[str, Any]:
     """Scores `preds` with the task's metrics and writes `predictions.jsonl`, `metrics.json` (a run's layout,
     seeds empty: a floor is deterministic; `floor` its record) and `summary.txt` under `output`."""
-    from finetune.data import write_json
-    from pipeline import io
-    from pipeline.io import write_jsonl
-
     metrics = task.compute_metrics(preds, data.eval)
     output = Path(output)
     write_jsonl(output / "predictions.jsonl", preds)
@@ -494,7 +491,6 @@ def main(argv: list[str] | None = None) -> None:
     names = available if args.floor == "all" else [args.floor or available[0]]
     if names[0] not in available:
         parser.error(f"--floor {names[0]}: {args.task} has the floors {', '.join(available)} (or all)")
-    from finetune.records import DataError
 
     for name in names:
         output = args.output / name if args.floor == "all" else args.output

@@ -32,10 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from finetune.data import TaskData
+from finetune.data import TaskData, split_record, write_json
 from finetune.encoders import max_positions
 from finetune.tasks.base import IGNORE_INDEX, Hyperparams, Task
+from pipeline import io
 from pipeline.hardware import reset_accelerate_state, resolve_precision
+from pipeline.io import write_jsonl
 
 
 @dataclass
@@ -412,9 +414,6 @@ def run_finetune(task: Task, model_dir: Path, data: TaskData, output: Path, seed
     `pretrain_seed`: the pretraining replicate this run belongs to (`stages.pretrain.seeds`), recorded; a random
     init then draws its weights from it (`init_seed`), the same for every fine-tuning seed.
     """
-    from finetune.data import write_json
-    from pipeline import io
-
     output = Path(output)
     model_dir = Path(model_dir)
     label = label or model_dir.resolve().name
@@ -464,9 +463,6 @@ def run_seed(task: Task, model_dir: Path, data: TaskData, seed_dir: Path, seed: 
     are reported ("eval"), with the protocol (`finetune.data.split_record`). With `resume`, a seed whose
     `metrics.json` and predictions exist is read back, not trained again. Separate from `run_finetune` so that a
     suite can spread its seeds over processes (`finetune.stages`)."""
-    from finetune.data import split_record, write_json
-    from pipeline.io import write_jsonl
-
     done = seed_dir / "metrics.json"
     if resume and seed_done(seed_dir):
         return dict(json.loads(done.read_text(encoding="utf-8")))

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from tqdm.auto import tqdm
 
+from pipeline.versions import package_versions
+
 # Ray retries a task whose worker process or node died (its default for tasks is 3); an exception raised by the
 # task's own code is a bug or bad input and is not retried, so it fails the stage with its message.
 RAY_MAX_RETRIES = 3
@@ -120,7 +122,6 @@ def environment() -> dict[str, str]:
     # a PEP 508 requirement starts with the distribution's name
     names = {re.match(r"[A-Za-z0-9._-]+", r)[0] for r in metadata.requires("klue-pipeline") or []  # type: ignore[index]
              if "extra ==" not in r or any(f'extra == "{x}"' in r for x in OUTPUT_EXTRAS)}
-    from pipeline.versions import package_versions
 
     return {"python": platform.python_version(), "klue-pipeline files": h.hexdigest()[:16],
             **package_versions(*sorted(names | {"ray"}))}

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pretrain.architectures import architecture_of
+
 # Dense (no sparsity) bf16 tensor-core peaks per GPU, from NVIDIA's datasheets. Matched against
 # torch.cuda.get_device_name() in this order (so "H100 NVL" is not taken for an SXM H100).
 PEAKS: tuple[tuple[str, str, float], ...] = (
@@ -54,8 +56,6 @@ def step_flops(config: Any, seq_len: int, tokens: int, predicted: int) -> float:
     """Training FLOPs (forward + backward) of `tokens` input positions, in sequences of `seq_len`, of which
     `predicted` go through the head, for a config of any of `pretrain.model.ARCHITECTURES` (hidden_size,
     num_hidden_layers, intermediate_size, vocab_size)."""
-    from pretrain.architectures import architecture_of
-
     d, n_layers, f, v = (config.hidden_size, config.num_hidden_layers, config.intermediate_size,
                          config.vocab_size)
     s, m = seq_len, architecture_of(config).ffn_matrices

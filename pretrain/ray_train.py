@@ -35,6 +35,7 @@ from typing import Any
 
 from pipeline.parallel import Executor, check_environment, environment, ray_connect
 from pretrain.config import RayTrainParams, TrainConfig
+from pretrain.train import train
 
 RAY_STATE_DIR = "ray_train"  # Ray Train's run state in the stage folder, deleted when the run ends
 STARTS_FILE = "starts.jsonl"  # in RAY_STATE_DIR: a line per start of the worker group (a restart after a loss)
@@ -75,7 +76,6 @@ def _worker(config: dict[str, Any]) -> None:
         raise RayTrainError(f"Ray node {ray.util.get_node_ip_address()} does not see {cfg_path}: launcher: ray "
                             "trains in the stage folder, so the workdir must be on a filesystem every node mounts "
                             "at the same path (docs/scaling.md)")
-    from pretrain.train import train
 
     if ray.train.get_context().get_world_rank() == 0:  # the driver counts the group's starts: its restarts
         with open(cfg_path.parent / RAY_STATE_DIR / STARTS_FILE, "a", encoding="utf-8") as f:

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import io
-from pretrain.config import PretrainParams, SlurmParams, TrainConfig
+from pretrain.checkpoint import find_checkpoint
+from pretrain.config import STATE_FILE, PretrainParams, SlurmParams, TrainConfig
+from pretrain.preempt import PREEMPTED_FILE
 
 JOB_FILE = "slurm_job.json"  # the job this folder's run is in: id, script digest, config digest, submission time
 SCRIPT_FILE = "slurm_job.sbatch"
@@ -145,8 +147,6 @@ def submit(run_dir: Path, script: str, *, step: int) -> dict[str, Any]:
     """Write the script into the run folder, `sbatch --parsable` it, and record the job in `slurm_job.json`
     (atomically, so a kill leaves the previous record or this one). `step`: the newest checkpoint's, to tell a
     resubmission that made progress from one that did not."""
-    from pretrain.preempt import PREEMPTED_FILE
-
     path = run_dir / SCRIPT_FILE
     io.remove_temps(run_dir)  # what a killed job left half-written; safe only now, with no job of ours running
     io.write_text(path, script)
@@ -188,9 +188,6 @@ def job_state(job_id: str) -> JobState:
 
 
 def _newest_step(run_dir: Path) -> int:
-    from pretrain.checkpoint import find_checkpoint
-    from pretrain.config import STATE_FILE
-
     ckpt = find_checkpoint(run_dir)
     return int(json.loads((ckpt / STATE_FILE).read_text())["step"]) if ckpt is not None else 0
 
@@ -244,7 +241,6 @@ def run_on_slurm(cfg: TrainConfig, cfg_path: Path, slurm: SlurmParams,
                 raise SlurmError(f"Slurm job {job['job_id']} completed without writing {summary_path}; its "
                                  f"output {log}:\n{_tail(log)}")
             return dict(json.loads(summary_path.read_text()))
-        from pretrain.preempt import PREEMPTED_FILE
 
         if state.state in RESUBMIT or (run_dir / PREEMPTED_FILE).is_file():
             step = _newest_step(run_dir)

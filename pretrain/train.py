@@ -34,6 +34,7 @@ from typing import Any
 
 from pipeline import io
 from pipeline.hardware import cpu_model, native_bf16
+from pretrain.architectures import build_config
 from pretrain.batches import BatchSource, to_device
 from pretrain.checkpoint import checkpoint_path, resume, save_checkpoint
 from pretrain.config import TrainConfig
@@ -85,7 +86,6 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from tqdm.auto import tqdm
     from transformers import AutoTokenizer
 
-    from pretrain.architectures import build_config
     from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, seed_dropout
     from pretrain.model import SparseMLM, build_model
 

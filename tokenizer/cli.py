@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from tokenizer.fidelity import report, to_markdown
+
 
 @click.command("tokenizer-report")
 @click.argument("tokenizer_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
@@ -29,8 +31,6 @@ def tokenizer_report(tokenizer_dirs: tuple[str, ...], texts: tuple[str, ...], la
            --label morpheme --label plain --texts $KLUE_DATA_DIR/klue/nli/klue-nli-v1.1_dev.json
     """
     import json
-
-    from tokenizer.fidelity import report, to_markdown
 
     if labels and len(labels) != len(tokenizer_dirs):
         raise click.UsageError(f"{len(labels)} --label for {len(tokenizer_dirs)} tokenizer folders")

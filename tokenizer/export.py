@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 
 from pipeline import io
-from tokenizer.train import SPECIAL_TOKENS, TrainedVocab
+from tokenizer.train import METASPACE, SPECIAL_TOKENS, TrainedVocab
 
 MODEL_INPUT_NAMES = ["input_ids", "attention_mask"]
 
@@ -56,8 +56,6 @@ def _metaspace_backend(tv: TrainedVocab):
     only at spaces, marked ▁ (Metaspace, `prepend_scheme="first"`: the first word too, as training saw it); BPE
     with byte fallback, so no character is [UNK] and decode() gives the normalized text back exactly."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
-
-    from tokenizer.train import METASPACE
 
     vocab = tv.vocab
     tok = Tokenizer(models.BPE(vocab, tv.merges or [], unk_token="[UNK]", byte_fallback=True))

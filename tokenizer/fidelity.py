@@ -20,6 +20,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from corpora.benchmarks import iter_texts
+from corpora.lang import get_language
+from tokenizer.mecab import Pretokenizer, has_no_isolated, normalize_line, unit_starts
+
 METRICS = ("morpheme_aligned", "tokens_per_eojeol", "tokens_per_char", "unk_rate", "eojeols_with_unk",
            "vocab_coverage")
 _TSV_HEADER = re.compile(r"^## \S+\t(.+)$")  # "## klue-ner-v1_dev_00000-wikitree<TAB>sentence"
@@ -31,7 +35,6 @@ def read_texts(path: str | Path, limit: int | None = None) -> list[str]:
     path = Path(path)
     out: list[str] = []
     if path.suffix == ".json":  # the benchmark layouts, read as decontamination reads them (JGLUE's too)
-        from corpora.benchmarks import iter_texts
 
         out = list(iter_texts(path))
     elif path.suffix == ".tsv":
@@ -56,9 +59,6 @@ def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 
     `tokens_per_eojeol` is tokens per morpheme, `eojeols_with_unk` the share of morphemes where an [UNK]
     starts."""
     from transformers import AutoTokenizer
-
-    from corpora.lang import get_language
-    from tokenizer.mecab import Pretokenizer, has_no_isolated, normalize_line, unit_starts
 
     hf = AutoTokenizer.from_pretrained(str(tokenizer_dir))
     backend = hf.backend_tokenizer
@@ -115,8 +115,6 @@ def _unspaced_counts(chunks: list[str], encodings: list[Any], pt: Any, unk_id: i
                      used: set[int]) -> None:
     """`evaluate`'s counts with the morpheme as the unit (a language without spaces)."""
     import bisect
-
-    from tokenizer.mecab import unit_starts
 
     for chunk, enc in zip(chunks, encodings, strict=True):
         bounds = [0, *sorted(unit_starts(pt.eojeol_units(chunk))), len(chunk)]

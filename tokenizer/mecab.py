@@ -31,6 +31,8 @@ from functools import lru_cache
 from itertools import accumulate, islice
 from typing import Protocol
 
+from corpora.lang import get_language
+
 CONT = "##"  # continues eojeol and word
 GLUE = "@@"  # continues eojeol, new word
 _CONT_SEP = " " + CONT
@@ -63,8 +65,6 @@ class MecabAnalyzer:
     name = "mecab"
 
     def __init__(self, language: str = "ko") -> None:
-        from corpora.lang import get_language
-
         self._morphemes = get_language(language).morphemes
 
     def surfaces(self, eojeol: str) -> list[str]:
@@ -269,8 +269,6 @@ class Pretokenizer:
 
     def __init__(self, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = (),
                  cache_size: int = 1 << 18, language: str = "ko"):
-        from corpora.lang import get_language
-
         self.analyzer = make_analyzer(analyzer, language) if isinstance(analyzer, str) else analyzer
         self.protect = placeholder_regex(protected)
         self._surfaces = self.analyzer.surfaces

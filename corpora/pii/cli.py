@@ -12,7 +12,12 @@ from pathlib import Path
 
 import click
 
-from corpora.pii.types import PACKS  # a light module: no presidio import
+from corpora.pii.evaluate import KoPii, PresidioShipped, evaluate_file, format_side_by_side
+from corpora.pii.types import (
+    PACKS,  # a light module: no presidio import
+    default_types,
+)
+from corpora.readers.jsonl import iter_text_records
 from pipeline import io
 from pipeline.plugins import PluginGroup
 
@@ -38,8 +43,6 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float, la
     from tqdm.auto import tqdm
 
     from corpora.pii.engine import PiiDetector
-    from corpora.readers.jsonl import iter_text_records
-
     try:
         det = PiiDetector(threshold=threshold, language=language)
     except ModuleNotFoundError as e:  # the `ja` extra (unidic-lite) is not installed
@@ -77,9 +80,6 @@ def eval_(gold: tuple[Path, ...], baselines: tuple[str, ...], optional_types: st
     this process), per gold file, for the language's detector and the baselines. JSON: {file: {detector:
     scores}}."""
     from corpora.pii.engine import PiiDetector
-    from corpora.pii.evaluate import KoPii, PresidioShipped, evaluate_file, format_side_by_side
-    from corpora.pii.types import default_types
-
     extra = tuple(t.strip() for t in optional_types.split(",") if t.strip())
     try:
         detectors: dict = {"klue-pipeline": PiiDetector(types=default_types(language) + extra, threshold=threshold,

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from corpora.pii.resolve import Span, resolve_overlaps
 from corpora.pii.types import (
     ALL_TYPES,
     JA_STRUCTURED_TYPES,
@@ -200,8 +201,6 @@ class PresidioShipped:
                                 if e in PRESIDIO_TYPES})
 
     def detect(self, text: str) -> list:
-        from corpora.pii.resolve import Span, resolve_overlaps
-
         spans = [Span(r.start, r.end, PRESIDIO_TYPES[r.entity_type], round(float(r.score), 4), r.entity_type)
                  for r in self.engine.analyze(text, language=self.language) if r.entity_type in PRESIDIO_TYPES]
         return resolve_overlaps(spans)
@@ -237,8 +236,6 @@ class KoPii:
         self.entities = sorted({KO_PII_TYPES[k] for k in self.labels})
 
     def detect(self, text: str) -> list:
-        from corpora.pii.resolve import Span, resolve_overlaps
-
         spans = [Span(r.start, r.end, KO_PII_TYPES[r.label], round(float(r.confidence), 4), r.rule_id or r.label)
                  for r in self._detect_all(text, include=self.labels) if r.label in KO_PII_TYPES]
         return resolve_overlaps(spans)

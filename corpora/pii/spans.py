@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from corpora.pii.resolve import Span
 from corpora.standoff import StandoffFile
 
 if TYPE_CHECKING:
@@ -40,8 +41,6 @@ def write_spans(path: Path, cols: list[list[Any]]) -> None:
 
 def read_spans(path: Path) -> dict[str, list[Span]]:
     """{doc id: [Span, ...]} for one spans shard (a shard's worth, never the corpus)."""
-    from corpora.pii.resolve import Span
-
     out: dict[str, list[Span]] = {}
     for i, s, e, ty, sc, r in zip(*SPANS.read(path), strict=True):
         out.setdefault(i, []).append(Span(s, e, ty, round(float(sc), 4), r))

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from corpora.readers.columnar import read_columnar
+from corpora.readers.jsonl import read_jsonl
 from corpora.readers.paths import resolve_source, source_files_on_disk, source_path, source_root
 from corpora.readers.records import REASONS, Bad, ReadOptions, Record, SourceFile, Span
 from corpora.readers.streams import EXCERPT_BYTES, STREAM_ERRORS, is_compressed, open_binary, sniff_binary
+from corpora.readers.tabular import read_csv
+from corpora.readers.text import read_text
 from corpora.sources import SourceSpec
 
 __all__ = ["REASONS", "Bad", "ReadOptions", "Record", "SourceFile", "Span", "read_file", "resolve_source",
@@ -23,8 +27,6 @@ def read_file(spec: SourceSpec, src: SourceFile, opts: ReadOptions,
     """Records of one file of `spec`, in file order; with a `span`, those of that piece of a split file
     (`corpora.readers.ranges`, which only splits files that the binary sniff passed: a piece is not sniffed)."""
     if spec.format in ("parquet", "hf_dataset"):
-        from corpora.readers.columnar import read_columnar
-
         kind = src.kind if src.kind != "file" else "parquet"
         yield from read_columnar(spec, SourceFile(src.path, src.rel, kind), opts, span)
         return
@@ -33,16 +35,10 @@ def read_file(spec: SourceSpec, src: SourceFile, opts: ReadOptions,
         yield Bad("binary_file", "file", f"not a text file: {why}", _head(src))
         return
     if spec.format == "text":
-        from corpora.readers.text import read_text
-
         yield from read_text(spec, src, opts, span)
     elif spec.format == "jsonl":
-        from corpora.readers.jsonl import read_jsonl
-
         yield from read_jsonl(spec, src, opts, span)
     else:
-        from corpora.readers.tabular import read_csv
-
         yield from read_csv(spec, src, opts)
 
 

@@ -11,6 +11,12 @@ from typing import cast
 
 import click
 
+from corpora.readers.jsonl import iter_text_records
+from corpora.toxicity.data import read_background, read_beep, split_path
+from corpora.toxicity.evaluate import evaluate, format_table
+from corpora.toxicity.model import ToxicityModel
+from corpora.toxicity.model import train as fit
+from corpora.toxicity.tagger import Level, score_documents
 from pipeline import io
 
 BACKGROUND_HELP = ("a UTF-8 text file of clean prose (e.g. $KLUE_DATA_DIR/corpus/kowiki_sections.txt): its first "
@@ -43,9 +49,6 @@ def toxicity() -> None:
 @click.option("--background-sentences", default=4000, show_default=True, type=click.IntRange(min=1))
 def train(data: Path, out: Path, seed: int, background: Path | None, background_sentences: int) -> None:
     """Train on the train split of BEEP! and save the model (no pickle)."""
-    from corpora.toxicity.data import read_background, read_beep, split_path
-    from corpora.toxicity.model import train as fit
-
     try:
         examples = read_beep(split_path(data, "train"))
         bg = read_background(background, background_sentences) if background else []
@@ -72,11 +75,6 @@ def eval_(data: Path, model_dir: Path | None, seed: int, background: Path | None
           threshold: float, fmt: str) -> None:
     """Macro-F1 and per-class F1 on BEEP! dev, 3-class and binary (toxic vs none), for the classifier, the
     majority class and the keyword stems."""
-    from corpora.toxicity.data import read_background, read_beep, split_path
-    from corpora.toxicity.evaluate import evaluate, format_table
-    from corpora.toxicity.model import ToxicityModel
-    from corpora.toxicity.model import train as fit
-
     try:
         train_ex = read_beep(split_path(data, "train"))
         dev_ex = read_beep(split_path(data, "dev"))
@@ -102,10 +100,6 @@ def eval_(data: Path, model_dir: Path | None, seed: int, background: Path | None
               help="sentence: the score of the most toxic sentence (its span in start, end); document: the text")
 def score(input_path: Path, model_dir: Path, output: Path, text_field: str, level: str) -> None:
     """Score every record of IN.jsonl."""
-    from corpora.readers.jsonl import iter_text_records
-    from corpora.toxicity.model import ToxicityModel
-    from corpora.toxicity.tagger import Level, score_documents
-
     try:
         model = ToxicityModel.load(model_dir)
     except ValueError as e:

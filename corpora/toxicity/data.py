@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpora.lang import get_language
+
 LABELS = ("hate", "offensive", "none")  # BEEP!'s `hate` column: hate speech, offensive but not hate, neither
 TOXIC = ("hate", "offensive")  # the binary view: toxic = hate ∪ offensive
 TEXT_COLUMN = "comments"
@@ -74,8 +76,6 @@ def read_beep(path: Path) -> list[Example]:
 def read_background(path: Path, n: int, min_chars: int = 10, language: str = "ko") -> list[str]:
     """The first `n` sentences of at least `min_chars` characters of a UTF-8 text file, in file order (NFC), to
     train on as `none` (`model.train`). Read line by line: only what is needed is read."""
-    from corpora.lang import get_language
-
     lang = get_language(language)
     out: list[str] = []
     try:

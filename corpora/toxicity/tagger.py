@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from corpora.lang import get_language
 from corpora.toxicity.model import ToxicityModel
 
 Level = Literal["sentence", "document"]
@@ -41,7 +42,6 @@ def units(text: str, level: Level, language: str = "ko") -> list[tuple[int, int]
     if level == "document":
         start, end = len(text) - len(text.lstrip()), len(text.rstrip())
         return [(start, end)] if end > start else []
-    from corpora.lang import get_language
 
     return [(a, b) for a, b in get_language(language).sentence_spans(text) if b > a]
 

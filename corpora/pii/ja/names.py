@@ -30,7 +30,7 @@ from typing import Any
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 
-from corpora.lang.ja import line_pieces
+from corpora.lang.ja import line_pieces, unidic_args
 from corpora.pii.ja.patterns import LANG, fold
 
 HONORIFICS = frozenset(("様", "さま", "さん", "氏", "君", "くん", "ちゃん", "先生", "殿", "どの"))
@@ -63,8 +63,6 @@ def tagger() -> Any:
     pid = os.getpid()
     if _TAGGER is None or _TAGGER[0] != pid:
         import MeCab
-
-        from corpora.lang.ja import unidic_args
 
         # `-O ""`: not the dictionary's own `unidic` output format, so that -F/-U apply; the doubled
         # backslashes reach MeCab as \t and \n (mecab-python3 unescapes its argument string once).
