@@ -16,30 +16,16 @@ import pytest
 from pydantic import ValidationError
 
 from pretrain.config import PretrainParams, RayTrainParams, TrainConfig
-from testkit.pretrain import context, encode_fixture
-
-TESTS = Path(__file__).resolve().parent
-
-
-def _pretrain_key(tmp_path: Path, *overrides: str) -> tuple[str, dict]:
-    """The pretrain stage's key and params in the plan of the embedded sample recipe (the runner's own keying)."""
-    from pipeline.recipe import load_recipe
-    from pipeline.runner import Runner
-    from pipeline.sample import SAMPLE_DIR
-
-    rec = load_recipe(SAMPLE_DIR / "recipe.yaml", list(overrides), until="pretrain")
-    planned = Runner(rec, tmp_path / "w", until="pretrain").plan()[-1]
-    assert planned.stage == "pretrain"
-    return planned.key, planned.params
+from testkit.pretrain import context, encode_fixture, pretrain_key
 
 
 def test_the_launcher_and_its_workers_are_not_in_the_key_but_the_processes_are(tmp_path):
-    local, _ = _pretrain_key(tmp_path, "stages.pretrain.num_processes=4")
-    ray, params = _pretrain_key(tmp_path, "stages.pretrain.launcher=ray", "stages.pretrain.num_processes=4",
+    local, _ = pretrain_key(tmp_path, "stages.pretrain.num_processes=4")
+    ray, params = pretrain_key(tmp_path, "stages.pretrain.launcher=ray", "stages.pretrain.num_processes=4",
                                 "stages.pretrain.ray={cpus_per_worker: 2, max_failures: 1}")
     assert ray == local and params["launcher"] == "ray" and params["ray"]["max_failures"] == 1
     # 4 workers for a recipe of 1 process x grad_accum 4: the run is 4 ranks x grad_accum 1, keyed so
-    moved, params = _pretrain_key(tmp_path, "stages.pretrain.launcher=ray", "stages.pretrain.grad_accum=4",
+    moved, params = pretrain_key(tmp_path, "stages.pretrain.launcher=ray", "stages.pretrain.grad_accum=4",
                                   "stages.pretrain.ray={workers: 4}")
     assert (params["num_processes"], params["grad_accum"]) == (4, 1) and moved == local
     from click.testing import CliRunner
@@ -50,7 +36,7 @@ def test_the_launcher_and_its_workers_are_not_in_the_key_but_the_processes_are(t
                                     "--launcher", "ray", "--set", "stages.pretrain.num_processes=4",
                                     "--set", "stages.pretrain.threads=3"])
     assert res.exit_code == 0, res.output
-    threads3, _ = _pretrain_key(tmp_path, "stages.pretrain.num_processes=4", "stages.pretrain.threads=3")
+    threads3, _ = pretrain_key(tmp_path, "stages.pretrain.num_processes=4", "stages.pretrain.threads=3")
     assert re.search(rf"^  pretrain\s+would run\s+key {threads3[:8]}", res.output, re.M), res.output
     assert "launcher: ray: 4 Ray Train workers (3 CPU each, gloo) on the executor's cluster; up to 3 restarts " \
            "from the newest checkpoint" in res.output
@@ -98,21 +84,11 @@ def test_the_hardware_line_counts_the_nodes_the_ranks_span():
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray = pytest.importorskip("ray", reason="the `ray` extra is not installed (pip install -e '.[ray]')")
-    from ray.cluster_utils import Cluster
+    pytest.importorskip("ray", reason="the `ray` extra is not installed (pip install -e '.[ray]')")
+    from testkit.ray_cluster import two_node_cluster
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
-        mp.setenv("RAY_TRAIN_ENABLE_STATE_TRACKING", "0")
-        c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-        c.add_node(num_cpus=1)
-        c.wait_for_nodes()
-        ray.init(address=c.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        try:
-            yield c
-        finally:
-            ray.shutdown()
-            c.shutdown()
+    with two_node_cluster({"RAY_TRAIN_ENABLE_STATE_TRACKING": "0"}) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")

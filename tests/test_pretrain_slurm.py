@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from pretrain.config import PretrainParams, SlurmParams, TrainConfig
 from pretrain.slurm import JOB_FILE, job_state, render_script
-from testkit.pretrain import context, encode_fixture
+from testkit.pretrain import context, encode_fixture, pretrain_key
 
 TESTS = Path(__file__).resolve().parent
 
@@ -28,25 +28,13 @@ TESTS = Path(__file__).resolve().parent
 # -- without Slurm ------------------------------------------------------------------------------------------
 
 
-def _pretrain_key(tmp_path: Path, *overrides: str) -> tuple[str, dict]:
-    """The pretrain stage's key and params in the plan of the embedded sample recipe (the runner's own keying)."""
-    from pipeline.recipe import load_recipe
-    from pipeline.runner import Runner
-    from pipeline.sample import SAMPLE_DIR
-
-    rec = load_recipe(SAMPLE_DIR / "recipe.yaml", list(overrides), until="pretrain")
-    planned = Runner(rec, tmp_path / "w", until="pretrain").plan()[-1]
-    assert planned.stage == "pretrain"
-    return planned.key, planned.params
-
-
 def test_the_launcher_and_the_allocation_are_not_in_the_key_but_the_processes_are(tmp_path):
-    local, _ = _pretrain_key(tmp_path, "stages.pretrain.num_processes=4")
-    slurm, params = _pretrain_key(tmp_path, "stages.pretrain.launcher=slurm", "stages.pretrain.num_processes=4",
+    local, _ = pretrain_key(tmp_path, "stages.pretrain.num_processes=4")
+    slurm, params = pretrain_key(tmp_path, "stages.pretrain.launcher=slurm", "stages.pretrain.num_processes=4",
                                   "stages.pretrain.slurm={time: '2:00:00', partition: cpu, signal_s: 60}")
     assert slurm == local and params["launcher"] == "slurm", "the manifest keeps them; the key does not"
     # 2 nodes x 2 ranks for a recipe of 1 process x grad_accum 4: the run is 4 ranks x grad_accum 1, keyed so
-    moved, params = _pretrain_key(tmp_path, "stages.pretrain.launcher=slurm", "stages.pretrain.grad_accum=4",
+    moved, params = pretrain_key(tmp_path, "stages.pretrain.launcher=slurm", "stages.pretrain.grad_accum=4",
                                   "stages.pretrain.slurm={nodes: 2, procs_per_node: 2}")
     assert (params["num_processes"], params["grad_accum"]) == (4, 1)
     assert moved == local

@@ -26,22 +26,12 @@ UPSTREAM = ("collect", "filter", "dedup", "decontaminate")
 
 @pytest.fixture(scope="module")
 def cluster():
-    from ray.cluster_utils import Cluster
+    from testkit.ray_cluster import two_node_cluster
 
-    with pytest.MonkeyPatch.context() as mp:
-        # worker processes import the task functions of tests/testkit, and the stages read the fixture recipe
-        mp.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-        mp.setenv("KLUE_E2E_DIR", str(FIX))
-        mp.setenv("RAY_USAGE_STATS_ENABLED", "0")
-        c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-        c.add_node(num_cpus=1)
-        c.wait_for_nodes()
-        ray.init(address=c.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        try:
-            yield c
-        finally:
-            ray.shutdown()
-            c.shutdown()
+    # worker processes import the task functions of tests/testkit, and the stages read the fixture recipe
+    with two_node_cluster({"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep), "KLUE_E2E_DIR": str(FIX)}) as c:
+        yield c
 
 
 def klue(*args) -> str:

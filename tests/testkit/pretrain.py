@@ -46,6 +46,19 @@ def context(out_dir: Path, params, inputs: dict[str, tuple[Path, dict]], seed: i
     )
 
 
+def pretrain_key(tmp_path: Path, *overrides: str) -> tuple[str, dict]:
+    """The pretrain stage's key and params in the plan of the embedded sample recipe with `overrides` (`--set`
+    values): the runner's own keying, for the launcher tests (what is in the key and what is not)."""
+    from pipeline.recipe import load_recipe
+    from pipeline.runner import Runner
+    from pipeline.sample import SAMPLE_DIR
+
+    rec = load_recipe(SAMPLE_DIR / "recipe.yaml", list(overrides), until="pretrain")
+    planned = Runner(rec, tmp_path / "w", until="pretrain").plan()[-1]
+    assert planned.stage == "pretrain"
+    return planned.key, planned.params
+
+
 def encode_fixture(root: Path, *, n_shards: int = 2, repeat: int = 1, eval_fraction: float = 0.1,
                    workers: int = 1, extra_docs: list[str] | None = None, vocab_dir: Path | None = None):
     """Tokenizer + doc shards + the encode stage run on them; returns (encode dir, vocab dir, result)."""
