@@ -148,7 +148,7 @@ def child(kind: str, data: Path) -> dict:
 
         raw = load_texts(data)
         if kind == "ours-chain":  # normalize + all filters, first failure ends a document (as datatrove)
-            chain = FilterChain(FilterParams(would_fail_stats=False))
+            chain = FilterChain(FilterParams(language="ko", would_fail_stats=False))
             kept = 0
             t = time.perf_counter()
             for x in raw:
@@ -163,7 +163,7 @@ def child(kind: str, data: Path) -> dict:
                 norm(x)
             return {"seconds": time.perf_counter() - t, "docs": len(raw)}
         texts = [Normalizer()(x) for x in raw]
-        f = FILTERS[name](FilterParams().thresholds_for(None), lang)
+        f = FILTERS[name](FilterParams(language="ko").thresholds_for(None), lang)
         t = time.perf_counter()
         if isinstance(f, Transform):
             for x in texts:

@@ -66,7 +66,7 @@ def timed(fn):
 
     CPU time, not wall time: on a shared machine other processes stretch wall time by 2-4x from run to run,
     while the work done per core is what "MB/s per core" means."""
-    from corpora.pii.ko.names import is_dictionary_name, known_non_name
+    from corpora.lang.ko.pii.names import is_dictionary_name, known_non_name
 
     is_dictionary_name.cache_clear()
     known_non_name.cache_clear()
@@ -89,12 +89,12 @@ def main() -> None:
     print(f"input: {n_docs} documents, {mb:.2f} MB ({', '.join(sorted({s for s, _ in docs}))})")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
-    det = PiiDetector()
+    det = PiiDetector(language="ko")
     det.detect_presidio(texts[:50])  # load MeCab and compile patterns before timing
     [det.detect(t) for t in texts[:50]]
     import corpora.stages.pii_detect as stage_mod
 
-    params = PiiDetectParams()
+    params = PiiDetectParams(language="ko")
     stage_mod._detector(params.threshold, params.doc_timeout_s, params.types, params.language)  # the stage's own
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "decontaminate"
@@ -104,7 +104,7 @@ def main() -> None:
                         enumerate(docs[i:i + args.shard_docs])])
         out = Path(tmp) / "pii_detect"
         out.mkdir()
-        ctx = StageContext(out_dir=out, params=PiiDetectParams(), recipe=types.SimpleNamespace(seed=0),
+        ctx = StageContext(out_dir=out, params=PiiDetectParams(language="ko"), recipe=types.SimpleNamespace(seed=0),
                            inputs={"decontaminate": StageInput("decontaminate", src, {"meta": {}})}, workers=1)
         t_stage = float("inf")
         for k in range(args.repeat):  # best of N: the machine may be shared, the minimum is the least disturbed
@@ -177,7 +177,7 @@ def quality(data: Path, det: PiiDetector) -> None:
     from datagen.pii.garble import garble_file
     from datagen.pii.ko import write_split
 
-    detectors = {"klue-pipeline": det, "presidio (shipped)": PresidioShipped(), "ko-pii (shipped)": KoPii()}
+    detectors = {"klue-pipeline": det, "presidio (shipped)": PresidioShipped(language="ko"), "ko-pii (shipped)": KoPii()}
     with tempfile.TemporaryDirectory() as tmp:
         heldout = write_split(Path(tmp), n_dev=0, n_heldout=1500, seed=0)["heldout"]
         garbled = Path(tmp) / "heldout-garbled.jsonl"

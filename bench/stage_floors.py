@@ -195,7 +195,7 @@ def compute_pretokenize(recipe: Any, shards: list[list[Doc]]) -> Callable[[], No
     from tokenizer.mecab import make_analyzer
 
     p = recipe.params("pretokenize")
-    an = make_analyzer(p.analyzer, getattr(p, "language", "ko"))
+    an = make_analyzer(p.analyzer, p.language)
 
     def run() -> None:
         for sh in shards:

@@ -91,7 +91,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
     elif name == "pretokenize.inproc":
         from tokenizer.mecab import Pretokenizer
 
-        pt = Pretokenizer("mecab")
+        pt = Pretokenizer("mecab", language="ko")
         pt.text("준비")  # build the tagger outside the timing, like the baseline
         t0, c0 = time.perf_counter(), _cpu()
         for t in texts:
@@ -101,7 +101,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
 
         out = work / name
         out.mkdir()
-        ctx = StageContext(out, PretokenizeParams(), {"pii": StageInput("pii", data, {"meta": {}})}, recipe,
+        ctx = StageContext(out, PretokenizeParams(language="ko"), {"pii": StageInput("pii", data, {"meta": {}})}, recipe,
                            workers=int(name.rsplit("w", 1)[1]))
         PretokenizeStage().run(ctx)
     elif name == "tokenizers.direct":
@@ -132,7 +132,7 @@ def child(name: str, data: Path, work: Path, vocab_size: int) -> dict:
         out = work / name
         out.mkdir()
         meta = {"analyzer": "mecab", "placeholder_tokens": []}
-        VocabStage().run(StageContext(out, VocabParams(vocab_size=vocab_size, min_frequency=2, limit_alphabet=6000),
+        VocabStage().run(StageContext(out, VocabParams(language="ko", vocab_size=vocab_size, min_frequency=2, limit_alphabet=6000),
                                       {"pretokenize": StageInput("pretokenize", work / "units", {"meta": meta}),
                                        "pii": StageInput("pii", data, {"meta": {}})}, recipe))
     else:
@@ -236,14 +236,14 @@ def fidelity(data_dir: Path, mb: float, vocab_size: int, workers: int, out: Path
             pre = work / f"pre-{analyzer}"
             pre.mkdir()
             t0 = time.perf_counter()
-            r = PretokenizeStage().run(StageContext(pre, PretokenizeParams(analyzer=analyzer),
+            r = PretokenizeStage().run(StageContext(pre, PretokenizeParams(language="ko", analyzer=analyzer),
                                                     {"pii": StageInput("pii", work / "docs", {"meta": {}})},
                                                     recipe, workers=workers))
             t1 = time.perf_counter()
             voc = work / f"vocab-{analyzer}"
             voc.mkdir()
             v = VocabStage().run(StageContext(
-                voc, VocabParams(vocab_size=vocab_size),
+                voc, VocabParams(language="ko", vocab_size=vocab_size),
                 {"pretokenize": StageInput("pretokenize", pre, {"meta": r.meta}),
                  "pii": StageInput("pii", work / "docs", {"meta": {}})}, recipe))
             print(f"{analyzer}: pretokenize {t1 - t0:.1f}s, vocab {time.perf_counter() - t1:.1f}s, "

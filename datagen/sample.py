@@ -522,13 +522,16 @@ def natural_contamination(root: Path, docs: dict[str, list[Doc]],
     from), found with the decontamination stage's index and settings: [file, locator, benchmarks]."""
     from corpora.benchmarks import iter_texts
     from corpora.decontaminate import BenchmarkIndex, word_hashes
+    from corpora.lang import get_language
 
     names = list(BENCHMARKS)
-    index = BenchmarkIndex.build([(b, list(iter_texts(root / BENCHMARKS[b]))) for b in names], **DECONTAMINATE)
+    ko = get_language("ko")  # the sample is Korean (KLUE's benchmarks)
+    index = BenchmarkIndex.build([(b, list(iter_texts(root / BENCHMARKS[b]))) for b in names], **DECONTAMINATE,
+                                 lang=ko)
     found = []
     for name, ds in docs.items():
         for d, (rel, w) in zip(ds, placed[name], strict=True):
-            mask, _ = index.matches(word_hashes(d.text))
+            mask, _ = index.matches(word_hashes(d.text, ko))
             if mask and d.kind not in ("contaminated",):
                 found.append([rel, w, [b for i, b in enumerate(names) if mask >> i & 1]])
     return found

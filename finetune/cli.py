@@ -10,7 +10,9 @@ from typing import Any, Literal
 
 import click
 
-from finetune.registry import SUITES, task_list_text
+from finetune.data import json_safe, load_task_data
+from finetune.registry import SUITES, RegistryError, get_task, resolve_name, task_list_text
+from finetune.score import score_file
 
 
 def _task_help() -> str:
@@ -132,8 +134,6 @@ def finetune(task: str | None, model_dir: Path | None, data_dir: Path | None, ou
     if suite and label is None:
         label = model_dir.resolve().name  # the same row name for every task of the pretrained arm
 
-    from finetune.data import load_task_data
-    from finetune.registry import get_task
     from finetune.tasks.base import DataError
     from finetune.trainer import run_finetune, summary_line
 
@@ -192,7 +192,6 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
     """`--hp TASK.FIELD=VALUE` -> {task: {field: value}}, typed like the Hyperparams field."""
     import yaml
 
-    from finetune.registry import RegistryError, resolve_name
     from finetune.tasks.base import Hyperparams, check_hyperparams, check_task_hyperparam
 
     types = Hyperparams.model_fields
@@ -228,8 +227,6 @@ def _per_task_hp(specs: tuple[str, ...], names: list[str]) -> dict[str, dict[str
 def _task_names(spec: str) -> list[str]:
     """A suite ('all' or 'klue': the KLUE tasks; 'jglue'), one task or a comma-separated list -> registered
     names, in registry order for a suite."""
-    from finetune.registry import RegistryError, resolve_name
-
     suite = {"all": "klue"}.get(spec.strip().lower(), spec.strip().lower())
     if suite in SUITES:
         return list(SUITES[suite])
@@ -266,9 +263,6 @@ def _task_names(spec: str) -> list[str]:
 def score(task: str, gold: Path, pred: Path, fmt: str, allow_subset: bool) -> None:
     import json
 
-    from finetune.data import json_safe
-    from finetune.registry import RegistryError, resolve_name
-    from finetune.score import score_file
     from finetune.tasks.base import DataError
 
     try:

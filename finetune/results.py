@@ -27,9 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from finetune.data import write_json
+from finetune.evidence import compare_arms, gather
 from finetune.records import TaskEntry
-from finetune.registry import ALL_TASKS, SUITES
+from finetune.registry import ALL_TASKS, SUITES, task_class
+from finetune.stats import holm
+from finetune.tasks.base import departures
 from pipeline import io
+from pipeline.plots import panels
 
 PUBLISHED_SOURCES: dict[str, str] = {
     "klue": "KLUE README, Baseline Scores table (github.com/KLUE-benchmark/KLUE, README.md @ 0106de0); dev set",
@@ -54,9 +58,6 @@ def run_departures(run: dict[str, Any]) -> list[str]:
     chooses the checkpoint on the split it reports (KLUE-baseline reports test, we only have dev), and the default
     "selection-split" trains on what the selection split leaves of train. A run that recorded no protocol (its
     metrics.json predates the option) is not marked for it. A floor (no model trained) has none."""
-    from finetune.registry import task_class
-    from finetune.tasks.base import departures
-
     if run.get("floor"):
         return []
     recorded = run.get("hyperparams")
@@ -289,8 +290,6 @@ def table_of(runs: list[tuple[dict[str, Any], Path]], pairs: list[tuple[str, str
     """`build_table` of (metrics.json record, its folder) pairs, with the comparisons' evidence read from the runs'
     predictions (`finetune.evidence.gather`); cells whose evidence could not be read are named under
     `evidence_problems` (the table says so under it)."""
-    from finetune.evidence import gather
-
     evidence, problems = gather(runs)
     table = build_table([run for run, _ in runs], pairs, baseline_of, generated, evidence, margin)
     table["evidence_problems"] = problems
@@ -307,9 +306,6 @@ def compare(model: dict[str, Any], baseline: dict[str, Any], model_label: str, b
 
     Why not Welch's t over fine-tuning seeds (this table's test until 2026-12): it sees neither the evaluation
     sample nor the pretraining seed, and a cell with one seed, or no spread, could not be tested at all."""
-    from finetune.evidence import compare_arms
-    from finetune.stats import holm
-
     cells: dict[str, Any] = {}
     for col, a in model.items():
         b = baseline.get(col)
@@ -499,8 +495,6 @@ def learning_curves(run_dirs: list[Path], runs: list[dict[str, Any]]
 def plot_curves(curves: dict[str, dict[str, list[tuple[float, float]]]]) -> bytes:
     """One panel per task: its main metric against the optimiser step, a line per (label, seed); PNG bytes,
     the same for the same curves (`pipeline.plots`)."""
-    from pipeline.plots import panels
-
     groups = {series: series.rsplit(", seed ", 1)[0] for panel in curves.values() for series in panel}
     return panels(list(curves.items()), xlabel="optimiser step", groups=groups)
 

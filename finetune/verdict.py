@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from finetune.results import ALPHA, GENERATED, delta_text, marked, suite_names
+from pipeline.plots import Figure, ForestRow, forest
 
 
 def _main_cells(comp: dict[str, Any], cols: list[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -204,8 +205,6 @@ def generated_note(table: dict[str, Any]) -> str | None:
 def forest_rows(table: dict[str, Any], comp: dict[str, Any]) -> list[Any]:
     """The forest plot's rows of one comparison: each main metric's difference and interval; against random init,
     each floor's score minus the random init's mean as a mark (a floor right of the model's point beats it)."""
-    from pipeline.plots import ForestRow
-
     rows = []
     baseline = table["ours"].get(comp["baseline"]) or {}
     vs_random = comp["baseline"] in table.get("random_init_rows", [])
@@ -224,8 +223,6 @@ def forest_rows(table: dict[str, Any], comp: dict[str, Any]) -> list[Any]:
 def forest_figure(table: dict[str, Any]) -> Any:
     """The verdict's forest plot (`pipeline.plots.forest`): one panel per comparison of the table; None without
     one."""
-    from pipeline.plots import Figure, forest
-
     panels = [(f"{d['model']} − {d['baseline']}", forest_rows(table, d))
               for d in table.get("vs_random_init", []) + table.get("between_arms", [])]
     panels = [(title, rows) for title, rows in panels if rows]

@@ -10,6 +10,10 @@ from typing import Any
 
 import click
 
+from pipeline.parallel import Executor
+from pipeline.registry import RegistryError
+from pipeline.sample import SAMPLE_DIR
+
 
 @click.command()
 @click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path), required=False)
@@ -71,9 +75,7 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     from rich.console import Console
     from rich.markup import escape
 
-    from pipeline.parallel import Executor
     from pipeline.recipe import RecipeError, load_recipe
-    from pipeline.registry import RegistryError
     from pipeline.runner import Runner, StageFailed
     from pipeline.stage import EXIT_PREEMPTED, Preempted
     from pipeline.stages import registry_from_spec
@@ -81,8 +83,6 @@ def run(recipe: Path | None, workdir: Path | None, until: str | None, force: tup
     console = Console(highlight=False, soft_wrap=True)
     t0 = time.monotonic()
     if recipe is None:
-        from pipeline.sample import SAMPLE_DIR
-
         recipe = SAMPLE_DIR / "recipe.yaml"
     try:
         try:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import io
-from pipeline.stage import Funnel, StageInput, StageResult
+from pipeline.stage import StageInput, StageResult, funnel_sum
 
 MANIFEST = "manifest.json"
 KEY_CHARS = 16  # folder names use the first 16 hex digits; the manifest keeps the full key
@@ -112,13 +112,6 @@ def verify_files(folder: Path, manifest: dict[str, Any]) -> list[str]:
     for rel in sorted(set(on_disk) - set(listed)):
         problems.append(f"{folder / rel}: not listed in the manifest")
     return problems
-
-
-def funnel_sum(funnels: list[Funnel]) -> Funnel:
-    total = Funnel()
-    for f in funnels:
-        total.add(f)
-    return total
 
 
 def result_problems(result: StageResult) -> list[str]:

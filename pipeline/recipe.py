@@ -41,6 +41,10 @@ from pipeline.recipe_variants import arm_stage_dicts, variant_overrides
 from pipeline.stage import Stage, StageParams
 from pipeline.stages import STAGES, StageRegistry
 
+# The language of a recipe (or a command: `klue pii`, `klue tokenizer-report`) that names none: the one default.
+# Below the recipe and the commands every function takes the language it runs (a missing one is an error).
+DEFAULT_LANGUAGE = "ko"
+
 
 class Recipe(BaseModel):
     """A validated recipe. After `load_recipe`, `stages` maps every stage the run needs to its params model
@@ -54,8 +58,8 @@ class Recipe(BaseModel):
     stages: dict[str, Any] = Field(default_factory=dict)
     variants: dict[Any, Any] = Field(default_factory=dict)
     language: str = Field(
-        "ko", description="ISO 639-1 code of the corpus's language (a module of corpora/lang); every stage with a "
-                          "`language` param takes it, so a new language is this one key. Checked there, by the "
+        DEFAULT_LANGUAGE, description="ISO 639-1 code of the corpus's language (a folder of corpora/lang); every "
+                          "stage with a `language` param takes it, so a new language is this one key. Checked there, by the "
                           "stages' `LanguageCode` type, not here: the ground floor knows no language")
     executor: Literal["local", "ray"] = Field(
         "local", description="where shard tasks run: this machine's process pool, or Ray tasks on the cluster at "

@@ -91,6 +91,20 @@ class Registry(Generic[T]):
         close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=3, cutoff=0.6)
         return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
+    # -- adding entries -----------------------------------------------------------------------------------
+    def register(self, name: str, target: str | T) -> None:
+        """Add `name` (an import string or the object), e.g. a language of a test's fixture folder; a
+        `RegistryError` when the name (or one equal to it but for case) is taken."""
+        if self._canonical(name) is not None:
+            raise RegistryError(f"{self.kind} {name!r} is already registered")
+        self._entries[name] = target
+
+    def unregister(self, name: str) -> None:
+        """Remove `name` (what `register` added) and its imported object."""
+        key = self.resolve(name)
+        del self._entries[key]
+        self._loaded.pop(key, None)
+
     # -- objects ------------------------------------------------------------------------------------------
     def target(self, name: str) -> str | T:
         """The entry as declared (an import string or the object), without importing anything."""

@@ -15,9 +15,11 @@ from typing import Any
 
 from pipeline import io
 from pipeline.manifest import MANIFEST, result_problems
-from pipeline.plots import md_table
+from pipeline.plots import Figure, lines, md_table
+from pipeline.registry import RegistryError
 from pipeline.runner import RUN_JSON
 from pipeline.stage import ArmOutput, Funnel, ReportSection, Stage, StageResult
+from pipeline.stages import STAGES
 
 FILES = "report_files"  # the figures of report.md, beside it (report.html inlines them)
 
@@ -162,9 +164,6 @@ def stage_outputs(workdir: str | Path, report: dict[str, Any], registry: Any = N
     """Each stage of the run that has finished folders, in stage order, with those folders (one `ArmOutput`
     per distinct folder, naming the arms it served). A stage name the registry does not know (a test graph) is
     left out: there is no class to ask for its section or verdict."""
-    from pipeline.registry import RegistryError
-    from pipeline.stages import STAGES
-
     registry = registry or STAGES
     workdir = Path(workdir)
     order: list[str] = []
@@ -217,8 +216,6 @@ def _verdict_section(lines: list[str], figures: list[Any] | None = None) -> Repo
 def _funnel_section(report: dict[str, Any]) -> ReportSection | None:
     """Documents kept after each stage, per source (the first arm; arms share curation up to their first
     differing stage) with a line per other arm's total where it differs."""
-    from pipeline.plots import Figure, lines
-
     arms = report["arms"]
     if not arms:
         return None

@@ -41,7 +41,16 @@ from pipeline.manifest import (
 from pipeline.parallel import Executor
 from pipeline.recipe import Arm, Recipe, RecipeError, stage_class
 from pipeline.recipe_paths import without_input_paths
-from pipeline.stage import JOURNAL, Preempted, Stage, StageContext, StageInput, StageParams, StageResult
+from pipeline.stage import (
+    JOURNAL,
+    PARTIAL,
+    Preempted,
+    Stage,
+    StageContext,
+    StageInput,
+    StageParams,
+    StageResult,
+)
 from pipeline.stages import STAGES, StageRegistry
 
 RUN_JSON = "run.json"
@@ -221,7 +230,9 @@ class Runner:
         stage = cls()
         params = arm.recipe.stages.get(name)
         if params is None:  # a recipe validated for fewer stages (e.g. with another --until): defaults
-            params = cls.params_model()
+            # and the recipe's language, which no stage defaults (pipeline.recipe._take_language)
+            fields = cls.params_model.model_fields
+            params = cls.params_model.model_validate({"language": arm.recipe.language} if "language" in fields else {})
         inputs = {}
         for dep in cls.inputs:
             up = self.arm_stages[arm.name][dep]
@@ -251,7 +262,7 @@ class Runner:
         stage, key, material, inputs, params = plan.stage, plan.key, plan.material, plan.inputs, plan.params
         name = stage.name
         final = stage_dir(self.workdir, name, key)
-        partial = final.with_name(final.name + ".partial")
+        partial = final.with_name(final.name + PARTIAL)
         old = final.with_name(final.name + ".old")
         forced = name in self.forced
         t0 = time.monotonic()

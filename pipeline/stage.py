@@ -15,17 +15,20 @@ A stage is generic over its params model: `class FilterStage(Stage[FilterParams]
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict
 
+from pipeline import io, journal
 from pipeline.parallel import LOCAL, Executor, ordered_map
 
 JOURNAL = "_journal"  # a `shard_resume` stage's record of its finished tasks, inside its partial folder
+PARTIAL = ".partial"  # the suffix of a stage folder the runner is still writing: `<key>.partial/`
 
 # The exit status of a run stopped by a preemption signal after saving its progress: EX_TEMPFAIL of sysexits.h
 # ("temporary failure; retry"), what schedulers and wrappers read as "requeue me". `klue run` and
@@ -178,10 +181,7 @@ def funnels_from_tallies(kept: dict[str, list[int]], quarantined: dict[str, list
         (nk, ck), (nq, cq) = kept.get(src, (0, 0)), quarantined.get(src, (0, 0))
         by_source[src] = Funnel(docs_in=nk + nq, docs_kept=nk, quarantined=nq, chars_in=ck + cq,
                                 chars_kept=ck, chars_quarantined=cq)
-    total = Funnel()
-    for f in by_source.values():
-        total.add(f)
-    return total, by_source
+    return funnel_sum(by_source.values()), by_source
 
 
 def shard_funnels(kept: dict[str, list[int]], quarantined: dict[str, list[int]]) -> dict[str, Any]:
@@ -191,19 +191,35 @@ def shard_funnels(kept: dict[str, list[int]], quarantined: dict[str, list[int]])
     return {"funnel": funnel.to_json(), "by_source": {k: v.to_json() for k, v in by_source.items()}}
 
 
-class FunnelSum:
-    """The stage's total and per-source funnels, summed over its shard workers' `shard_funnels` results: every
-    pass-through shard stage reduces its results the same way, so the accounting lives in one place."""
+def funnel_sum(funnels: Iterable[Funnel]) -> Funnel:
+    """The sum of funnels (`Funnel.add`): a total from per-source funnels."""
+    total = Funnel()
+    for f in funnels:
+        total.add(f)
+    return total
 
-    def __init__(self) -> None:
+
+class FunnelSum:
+    """The stage's total and per-source funnels, summed over its shard workers' results: the one way every stage
+    sums per-shard counts (`add` for the JSON of `shard_funnels`, `add_funnels` for Funnels a worker returns), so
+    the accounting lives in one place. `sources`: per-source funnels to start with, counted or not (collect lists
+    every source of the recipe, even one that read nothing)."""
+
+    def __init__(self, sources: Iterable[str] = ()) -> None:
         self.funnel = Funnel()
-        self.by_source: dict[str, Funnel] = {}  # in the order the sources first arrive
+        # the sources given, then the others in the order they first arrive
+        self.by_source: dict[str, Funnel] = {s: Funnel() for s in sources}
 
     def add(self, res: dict[str, Any]) -> None:
         """Add one shard result (a dict with the `funnel` and `by_source` keys of `shard_funnels`)."""
-        self.funnel.add(Funnel.from_json(res["funnel"]))
-        for k, v in res["by_source"].items():
-            self.by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+        self.add_funnels(Funnel.from_json(res["funnel"]),
+                         {k: Funnel.from_json(v) for k, v in res["by_source"].items()})
+
+    def add_funnels(self, funnel: Funnel, by_source: Mapping[str, Funnel]) -> None:
+        """Add one shard's total and its per-source funnels (in their order)."""
+        self.funnel.add(funnel)
+        for k, v in by_source.items():
+            self.by_source.setdefault(k, Funnel()).add(v)
 
 
 @dataclass
@@ -256,6 +272,30 @@ class StageContext(Generic[P]):
     def seed(self) -> int:
         return self.recipe.seed
 
+    def finished_runs(self, stage: type[Stage[Any]]) -> list[tuple[Path, dict[str, Any]]]:
+        """The finished folders of `stage` beside this one (`<workdir>/<stage>/<key>/` of other keys, each with
+        its manifest), in name order: those of the same stage version, seed and input keys, which differ from this
+        run in their params only. The runner's cache, offered to a stage that grows from another run of itself
+        (pretrain: a longer run continues a shorter one); which of them fits is the stage's decision."""
+        inputs = {dep: inp.manifest.get("key") for dep, inp in sorted(self.inputs.items())}
+        out = []
+        for folder in sorted(self.out_dir.parent.glob("*")):
+            # (pipeline.manifest.MANIFEST: the runner writes it last, so a folder with one is done)
+            if folder == self.out_dir or folder.suffix or not (folder / "manifest.json").is_file():
+                continue
+            m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            if (m.get("stage") == stage.name and m.get("version") == stage.version and m.get("seed") == self.seed
+                    and m.get("inputs") == inputs):
+                out.append((folder, m))
+        return out
+
+    def interrupted_runs(self) -> list[Path]:
+        """The unfinished folders of this stage beside this one (`<key>.partial/` of other keys: runs that were
+        killed, or are running), in name order: offered to a stage that takes over another key's interrupted run
+        (pretrain: a run on M processes continues one interrupted on N); which of them fits is the stage's
+        decision."""
+        return [f for f in sorted(self.out_dir.parent.glob(f"*{PARTIAL}")) if f != self.out_dir]
+
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], desc: str | None = None,
             total: int | None = None, start: Literal["fork", "spawn"] = "fork", devices: int = 0) -> Iterator[Any]:
         """Apply `fn` to `items` on `self.workers` processes (or as Ray tasks), yielding results in input order.
@@ -281,8 +321,6 @@ def _journaled_map(ctx: StageContext[Any], fn: Callable[[Any], Any], items: list
                    desc: str | None, start: Literal["fork", "spawn"] = "fork", devices: int = 0) -> Iterator[Any]:
     """`ordered_map` over the items with no recorded result; recorded ones are read back in their place.
     Records are JSON (`pipeline.journal`), never pickles."""
-    from pipeline import io, journal
-
     folder.mkdir(parents=True, exist_ok=True)
     done = {int(p.stem): p for p in folder.glob("*.json") if p.stem.isdigit() and not io.is_temp(p)}
     todo = [i for i in range(len(items)) if i not in done]
@@ -430,6 +468,15 @@ class Stage(Generic[P]):
         """Figures shown under the verdict's lines (`pipeline.plots.Figure`s: a forest plot of the differences the
         lines speak of); none by default."""
         return []
+
+    @classmethod
+    def card_facts(cls, stage: StageInput) -> dict[str, Any]:
+        """What this stage's finished folder contributes to the model card of a run it is part of
+        (pipeline/release/card.py asks every stage of the run, as the report asks `verdict`): `CardFacts` fields
+        by name (the pretrain stage its training facts, the finetune stage the KLUE table as `evaluation`).
+        Built from the folder's manifest and files only; empty by default: the data stages' facts are read from
+        their manifests by the card itself."""
+        return {}
 
     def run(self, ctx: StageContext[P]) -> StageResult:  # pragma: no cover - abstract
         raise NotImplementedError

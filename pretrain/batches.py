@@ -62,6 +62,7 @@ def micro_batch(run: Run, s: int, a: int, r: int, samples: Any, indices: list[in
                 ) -> tuple[dict[str, Any], int]:
     """Samples `indices`, masked with the generator of coordinates (seed, data step s, global micro-batch of a
     and r), on the device; and how many positions are predicted (counted on the CPU, so the count costs no sync)."""
+    # lazy: torch (pretrain.data)
     from pretrain.data import IGNORE, mask_tokens, step_generator
 
     cfg, dev = run.cfg, run.accelerator.device

@@ -1,6 +1,6 @@
-"""Where a card's facts live in a workdir: `run.json` (the recipe's snapshot, its arms and each arm's stage
-folders) and the stage folders' manifests. Used by `klue export` (an arm of a finished run) and `klue
-export-checkpoint` (a pretraining folder, finished or still running).
+"""The model card of a pretraining checkpoint (`klue export-checkpoint`, pretrain/export.py): where its facts live
+in a workdir, `run.json` (the recipe's snapshot, its arms and each arm's stage folders) and the stage folders'
+manifests, for a pretraining folder finished or still running; the card is pipeline/release/card.py's.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.manifest import read_manifest, upstream
+from pipeline.manifest import environment, read_manifest, upstream
+from pipeline.release.facts import hardware_recorded, model_name, sources_of
 from pipeline.stage import StageInput
 from pipeline.workdir import WorkdirError, read_run
-from pretrain.card_facts import CardFacts
 
 
 def pretrain_upstream(run_dir: Path) -> tuple[dict[str, StageInput], dict[str, Any] | None, str | None]:
@@ -59,13 +59,11 @@ def pretrain_upstream(run_dir: Path) -> tuple[dict[str, StageInput], dict[str, A
     return inputs, run.get("recipe"), arms[0]["name"] if len(arms) == 1 else None
 
 
-def checkpoint_facts(run_dir: Path, state: dict[str, Any], train: dict[str, Any], model_dir: Path) -> CardFacts:
-    """The card facts of checkpoint `state` (its train_state.json) of the pretraining run in `run_dir`, exported
-    to `model_dir`: its step and tokens, the losses logged up to it (metrics.jsonl), and the data facts of the
-    run's workdir when it is one (`pretrain_upstream`)."""
-    from pipeline.manifest import environment
-    from pretrain.card_facts import gather, hardware_recorded, model_name, sources_of
-
+def checkpoint_facts(run_dir: Path, state: dict[str, Any], train: dict[str, Any],
+                     model_dir: Path) -> tuple[dict[str, StageInput], dict[str, Any]]:
+    """The card of checkpoint `state` (its train_state.json) of the pretraining run in `run_dir`, exported to
+    `model_dir`: the upstream stage folders of the run's workdir when it is one (`pretrain_upstream`), and the
+    facts `write_model_card` takes besides: its step and tokens, the losses logged up to it (metrics.jsonl)."""
     step = int(state["step"])
     rows = []
     if (run_dir / "metrics.jsonl").is_file():
@@ -90,12 +88,12 @@ def checkpoint_facts(run_dir: Path, state: dict[str, Any], train: dict[str, Any]
     stages, recipe, arm = pretrain_upstream(run_dir)
     manifest = read_manifest(run_dir) or {}
     name = model_name(f"{(recipe or {}).get('name', run_dir.name)}-step-{step}") if recipe else None
-    return gather(model_dir, stages, name=name, recipe=(recipe or {}).get("name"),
-                  sources=sources_of((recipe or {}).get("sources") or []), train=train, summary=summary,
-                  hardware=hardware_recorded(manifest.get("meta") or {}, final, manifest),
-                  arm=arm if arm != "default" else None,
-                  checkpoint={"step": step, "tokens": state.get("tokens") or 0},
-                  provenance={"klue-pipeline": environment()["klue_version"]})
+    return stages, {"name": name, "recipe": (recipe or {}).get("name"),
+                    "sources": sources_of((recipe or {}).get("sources") or []), "train": train, "summary": summary,
+                    "hardware": hardware_recorded(manifest.get("meta") or {}, final, manifest),
+                    "arm": arm if arm != "default" else None,
+                    "checkpoint": {"step": step, "tokens": state.get("tokens") or 0},
+                    "provenance": {"klue-pipeline": environment()["klue_version"]}}
 
 
 def _stored_parameters(model_dir: Path) -> int | None:

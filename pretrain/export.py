@@ -26,6 +26,10 @@ from typing import Any
 import click
 
 from pipeline import io
+from pipeline.release.card import write_model_card
+from pretrain.architectures import architecture_of, build_config, usable_positions
+from pretrain.card_run import checkpoint_facts
+from pretrain.config import CHECKPOINTS, STATE_FILE, TrainConfig
 
 PREFIX = "mlm."
 
@@ -43,8 +47,6 @@ def export_final(model_config: Any, tokenizer: Any, final: Path, state_dict: dic
     The folder loads offline with stock `AutoModelForMaskedLM` / `AutoTokenizer` / `pipeline("fill-mask")`.
     """
     import torch
-
-    from pretrain.architectures import architecture_of, usable_positions
 
     arch = architecture_of(model_config)
     config = type(model_config).from_dict(model_config.to_dict())
@@ -85,8 +87,6 @@ def fp32_master_state(module: Any) -> dict[str, Any]:
 
 def find_step(run_dir: Path, step: int | None) -> Path:
     """The checkpoint folder of `step`, or the newest complete one when `step` is None."""
-    from pretrain.config import CHECKPOINTS, STATE_FILE
-
     ckpts = sorted(c for c in (run_dir / CHECKPOINTS).glob("step-*") if (c / STATE_FILE).is_file())
     if not ckpts:
         raise ExportError(f"{run_dir / CHECKPOINTS}: no complete checkpoint (step-N/{STATE_FILE})")
@@ -114,14 +114,13 @@ def checkpoint_state(ckpt: Path) -> dict[str, Any]:
     raise ExportError(f"{ckpt}: neither model.safetensors nor a DeepSpeed checkpoint (latest, pytorch_model/)")
 
 
-def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, config: Path | None = None) -> Path:
+def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, config: Path | None = None,
+                      language: str | None = None) -> Path:
     """Write checkpoint `step` (default: the newest) of the pretraining run in `run_dir` to `output`.
 
-    `config` is the run's TrainConfig JSON; the pretrain stage writes it as `run_dir/train_config.json`."""
+    `config` is the run's TrainConfig JSON; the pretrain stage writes it as `run_dir/train_config.json`.
+    `language`: the card's, for a run made outside a workdir (else its vocab stage's; a missing one is an error)."""
     from transformers import AutoTokenizer
-
-    from pretrain.architectures import build_config
-    from pretrain.config import STATE_FILE, TrainConfig
 
     cfg_path = config or run_dir / "train_config.json"
     if not cfg_path.is_file():
@@ -137,10 +136,10 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
     train_state = json.loads((ckpt / STATE_FILE).read_text(encoding="utf-8"))
 
     def card(folder: Path) -> None:  # the checkpoint's model card, written inside the folder before its rename
-        from pretrain.card import write_model_card
-        from pretrain.card_run import checkpoint_facts
-
-        write_model_card(folder, checkpoint_facts(run_dir, train_state, cfg.model_dump(mode="json"), folder))
+        stages, facts = checkpoint_facts(run_dir, train_state, cfg.model_dump(mode="json"), folder)
+        if language:  # a run outside a workdir: the caller's (else its vocab stage's, through the hook)
+            facts["language"] = language
+        write_model_card(folder, stages, **facts)
 
     try:
         export_final(model_cfg, tok, output, state, extra=card)
@@ -156,11 +155,15 @@ def export_checkpoint(run_dir: Path, output: Path, step: int | None = None, conf
               help="Model folder to write (safetensors + tokenizer), like the run's final/.")
 @click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The run's training config (default: RUN_DIR/train_config.json, as the pretrain stage writes).")
-def export_checkpoint_cmd(run_dir: Path, step: int | None, output: Path, config: Path | None) -> None:
+@click.option("--language", default=None, metavar="CODE",
+              help="The model card's language (ISO 639-1), for a run made outside a workdir; a run of `klue run` "
+                   "states its own (its vocab stage's).")
+def export_checkpoint_cmd(run_dir: Path, step: int | None, output: Path, config: Path | None,
+                          language: str | None) -> None:
     """Export a pretraining checkpoint (RUN_DIR/checkpoints/step-N; plain or DeepSpeed ZeRO 1-3) as an fp32 model
     folder for `klue finetune`, with its model card (README.md: the run's data and training up to that step)."""
     try:
-        ckpt = export_checkpoint(run_dir, output, step, config)
-    except ExportError as e:
+        ckpt = export_checkpoint(run_dir, output, step, config, language)
+    except (ExportError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"{ckpt} -> {output}")

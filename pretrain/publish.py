@@ -1,105 +1,22 @@
-"""`klue export WORKDIR [--arm A] --to DIR`: one arm's model as a folder the Hub takes as it is.
-
-DIR gets the model and tokenizer files of `arms/<arm>/pretrain/final`, the full model card (`README.md`: the
-data's story, the training and, when the run fine-tuned, the KLUE table with its `model-index`; pretrain/card.py),
-`LICENSE` when the sources' licences differ (corpora/licenses.py), `loss_curve.png` and the run's `report.html`.
-`huggingface_hub.upload_folder(repo_id=..., folder_path=DIR)` uploads it unchanged; nothing here uploads.
-
-It reads a finished workdir and writes only DIR (and the workdir's report, when the run has none yet, as
-`klue report` would): stage folders are never touched, so it works on any workdir `klue run` made, older ones
-included (their card says "not recorded" where they recorded less).
+"""`klue export WORKDIR`: the command. The model folder and its card are pipeline/release/export.py's
+(`export_run`); with `--corpus`, the corpus is pretrain/publish_corpus.py's (`export_corpus`), its dataset card
+pipeline/release/dataset_card.py's. Nothing here uploads.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any
 
 import click
 
-from corpora.licenses import LICENSE_FILE
-from pipeline.workdir import WorkdirError, arm_stages, choose_arm, read_run
-from pretrain.publish_corpus import export_corpus, read_corpus_card
+from pipeline.release.export import export_run
+from pipeline.release.licenses import LICENSE_FILE
+from pipeline.workdir import WorkdirError
+from pretrain.publish_corpus import export_corpus
 
-MODEL_FILES_SKIPPED = {"README.md", LICENSE_FILE}  # the stage's own card: the export writes the full one
 UPLOAD = ('from huggingface_hub import create_repo, upload_folder\n'
           'create_repo("{repo}", repo_type="model", exist_ok=True)\n'
           'upload_folder(repo_id="{repo}", folder_path="{folder}", repo_type="model")')
-
-
-def export_run(workdir: Path, to: Path, arm: str | None = None, force: bool = False,
-               dataset: Path | None = None) -> dict[str, Any]:
-    """Write the publishable folder of `arm` (default: the only arm) of the run in `workdir` to `to`, atomically
-    (a folder at `to` is replaced only with `force`). `dataset`: a folder `klue export --corpus --repo-id ID`
-    wrote from the same arm; the card links its Hub id. Returns what was written: arm, files, licence."""
-    from pipeline import io
-    from pipeline.report import write_report
-    from pretrain.card import write_card
-    from pretrain.card_facts import gather, hardware_recorded, model_name, read_json, sources_of
-    from pretrain.card_scores import evaluation
-    from pretrain.stages.pretrain import run_order_verdict
-
-    run = read_run(workdir)
-    rec = choose_arm(run, arm, workdir)
-    stages = arm_stages(workdir, rec)
-    pre = stages.pop("pretrain", None)
-    if pre is None:
-        raise WorkdirError(f"{workdir}: arm {rec['name']!r} has no finished pretrain stage; run `klue run` to "
-                              "pretrain first")
-    finetune = stages.pop("finetune", None)
-    linked = linked_dataset(dataset, stages, rec["name"]) if dataset is not None else None
-    model_dir = pre.path / pre.meta.get("final_dir", "final")
-    if not (model_dir / "config.json").is_file():
-        raise WorkdirError(f"{model_dir}: no config.json (not a model folder)")
-    if to.exists() and not (force and to.is_dir()):
-        raise WorkdirError(f"{to}: already exists; choose another --to or pass --force to replace it")
-    summary = read_json(pre.path / "summary.json")
-    report = workdir / "report.html"
-    if not report.is_file() and run.get("status") == "ok":
-        write_report(workdir)
-    recipe = run.get("recipe") or {}
-    several = len(run["arms"]) > 1 or rec["name"] != "default"
-    files = [f for f in ("loss_curve.png",) if (pre.path / f).is_file()] + (["report.html"] if report.is_file() else [])
-    provenance = {"klue-pipeline": pre.manifest.get("klue_version", "unknown"),
-                  "pretrain stage": f"pretrain/{pre.path.name}"}
-    if finetune is not None:
-        provenance["finetune stage"] = f"finetune/{finetune.path.name}"
-    facts = gather(model_dir, stages, name=model_name(f"{recipe.get('name', workdir.name)}"
-                                                      + (f"-{rec['name']}" if several else "")),
-                   recipe=recipe.get("name"), sources=sources_of(recipe.get("sources") or []),
-                   train=pre.manifest.get("params") or {}, summary=summary,
-                   hardware=hardware_recorded(pre.meta, summary, pre.manifest),
-                   order_verdict=run_order_verdict(pre.path, summary),
-                   arm=rec["name"] if several else None, evaluation=evaluation(finetune) if finetune else None,
-                   files=tuple(files), provenance=provenance, dataset=linked)
-    from pretrain.card import build_card
-
-    card = build_card(facts)
-    with io.atomic_path(to, replace_dir=force) as tmp:
-        tmp.mkdir()
-        for f in sorted(model_dir.iterdir()):
-            if f.is_file() and f.name not in MODEL_FILES_SKIPPED:
-                shutil.copy2(f, tmp / f.name)
-        for name in files:
-            shutil.copy2((pre.path if name == "loss_curve.png" else workdir) / name, tmp / name)
-        write_card(tmp, card, facts.license)
-    return {"arm": rec["name"], "files": sorted(p.name for p in to.iterdir()), "license": facts.license,
-            "results": len(facts.evaluation.results) if facts.evaluation else 0}
-
-
-def linked_dataset(folder: Path, stages: dict[str, Any], arm: str) -> str:
-    """The Hub id of the corpus exported to `folder`, once it is checked to be this arm's: the stage it exported
-    has the key of this arm's stage of that name (the same bytes), and it was given a `--repo-id` to link."""
-    rec = read_corpus_card(folder)
-    mine = stages.get(rec.get("stage", ""))
-    if mine is None or mine.manifest.get("key") != rec["stage_key"]:
-        raise WorkdirError(f"--dataset {folder}: exported from another run or arm (its {rec.get('stage')} stage "
-                           f"key {str(rec['stage_key'])[:16]} is not arm {arm!r}'s)")
-    if not rec.get("repo_id"):
-        raise WorkdirError(f"--dataset {folder}: no Hub id recorded; export the corpus with --repo-id ID so the "
-                           "model card can link it")
-    return str(rec["repo_id"])
 
 
 @click.command("export")

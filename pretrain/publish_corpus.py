@@ -3,8 +3,9 @@
 DIR gets the documents of one corpus stage (`pii` by default: the text the tokenizer and the model read) as
 Parquet shards in the Hub's layout, `data/train-00000-of-000NN.parquet` and, when the arm has an `encode` stage
 that held documents out, `data/validation-...` (the same documents its held-out loss was measured on: the split
-is encode's id hash, `pretrain.encode.is_held_out`), and a dataset card (`README.md`, pretrain/dataset_card.py)
-that tells the data's story from the run's manifests, with `LICENSE` when the sources' licences differ.
+is encode's id hash, `pretrain.encode.is_held_out`), and a dataset card (`README.md`,
+pipeline/release/dataset_card.py) that tells the data's story from the run's manifests, with `LICENSE` when the
+sources' licences differ.
 `datasets.load_dataset("parquet", data_dir=DIR)` and the Hub's viewer read it as it is; nothing here uploads.
 
 Columns: `id`, `text`, `source`, and what users filter on: `license` (the recipe's licence of the document's
@@ -28,16 +29,19 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpora.licenses import card_license
+from corpora.lang import get_language
+from corpora.pii.evaluate import evaluate_file
 from corpora.pii.spans import read_spans, spans_name
 from corpora.shards import iter_docs, list_shards
+from corpora.stages.pii_detect import PiiDetectParams
 from corpora.toxicity.scores import read_scores, scores_name
 from pipeline import io
 from pipeline.manifest import sha256_file
+from pipeline.release.dataset_card import CORPUS_STAGES, CorpusExport, write_dataset_card
+from pipeline.release.facts import CorpusFacts, model_name, sources_of
+from pipeline.release.licenses import card_license
 from pipeline.stage import StageInput
 from pipeline.workdir import WorkdirError, arm_stages, choose_arm, read_run
-from pretrain.card_facts import CorpusFacts, model_name, sources_of
-from pretrain.dataset_card import CORPUS_STAGES, CorpusExport, write_dataset_card
 from pretrain.encode import is_held_out
 
 DATA = "data"  # the Hub's folder for data files; `configs` in the card points at it
@@ -119,11 +123,15 @@ def export_corpus(workdir: Path, to: Path, *, arm: str | None = None, stage: str
             or k in ("pii_detect", "toxicity", "encode")}
     recipe = run.get("recipe") or {}
     several = len(run["arms"]) > 1 or rec["name"] != "default"
-    language = str((stages["filter"].manifest.get("params") or {}).get("language") or "ko") if "filter" in stages \
-        else str(recipe.get("language") or "ko")
+    # the filter stage's language (every corpus stage has the recipe's), else the recipe's: never a guess
+    language = (stages["filter"].manifest.get("params") or {}).get("language") if "filter" in stages \
+        else recipe.get("language")
+    if not language:
+        raise WorkdirError(f"{workdir}: arm {rec['name']!r}: neither its filter stage nor its recipe names a language")
+    lang = get_language(str(language))
     facts = CorpusFacts(name=model_name(f"{recipe.get('name', workdir.name)}" + (f"-{rec['name']}" if several
                                                                                    else "") + "-corpus"),
-                        recipe=recipe.get("name"), language=language,
+                        recipe=recipe.get("name"), language=lang.code, language_name=lang.name,
                         license=card_license(sources_of(recipe.get("sources") or [])), stages=upto,
                         arm=rec["name"] if several else None)
     held = _held_out(stages.get("encode"))
@@ -244,10 +252,8 @@ def _reconcile(export: CorpusExport, source: StageInput) -> None:
 def measure_pii_recall(gold: Path, detect: StageInput) -> dict[str, Any]:
     """Precision and recall per type of the run's own detector (the `pii_detect` stage's params) on the gold
     file `gold` (`klue pii eval`'s scores, corpora/pii/evaluate.py), with the file's name, sha256 and size."""
+    # lazy: presidio and spaCy (corpora.pii.engine)
     from corpora.pii.engine import PiiDetector
-    from corpora.pii.evaluate import evaluate_file
-    from corpora.stages.pii_detect import PiiDetectParams
-
     p = PiiDetectParams(**(detect.manifest.get("params") or {}))
     try:
         res = evaluate_file(gold, PiiDetector(types=p.types, threshold=p.threshold, doc_timeout_s=p.doc_timeout_s,
@@ -256,18 +262,3 @@ def measure_pii_recall(gold: Path, detect: StageInput) -> dict[str, Any]:
         raise WorkdirError(f"--pii-eval {gold}: {e}") from None
     return {"file": gold.name, "sha256": sha256_file(gold), "documents": res["documents"],
             "per_type": res["per_type"], "overall": res["overall"]}
-
-
-def read_corpus_card(folder: Path) -> dict[str, Any]:
-    """The klue-pipeline facts a corpus export recorded in its card (`klue_pipeline` in the metadata): what a model
-    export checks before it links the dataset."""
-    from huggingface_hub import DatasetCard
-
-    path = folder / "README.md"
-    if not path.is_file():
-        raise WorkdirError(f"{path}: not found; {folder} is not a folder written by `klue export --corpus`")
-    data = DatasetCard.load(path).data.to_dict()
-    facts = data.get("klue_pipeline")
-    if not isinstance(facts, dict) or "stage_key" not in facts:
-        raise WorkdirError(f"{path}: no klue_pipeline record; {folder} was not written by `klue export --corpus`")
-    return facts

@@ -86,6 +86,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from tqdm.auto import tqdm
     from transformers import AutoTokenizer
 
+    # lazy: torch (pretrain.data, pretrain.model): reading a config or metrics loads no torch
     from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, seed_dropout
     from pretrain.model import SparseMLM, build_model
 
@@ -332,6 +333,7 @@ def evaluate(run: Run, eval_samples: Any) -> dict[str, float]:
     uses the order of that context: ~0 means a bag-of-words model, still in the plateau."""
     import torch
 
+    # lazy: torch (pretrain.data)
     from pretrain.data import IGNORE, mask_tokens, shuffle_context, step_generator
 
     cfg, accelerator, model, special = run.cfg, run.accelerator, run.model, run.special
@@ -376,6 +378,7 @@ def evaluate_folder(model_dir: Path, cfg: TrainConfig) -> dict[str, float]:
     from accelerate import Accelerator
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
+    # lazy: torch (pretrain.data, pretrain.model)
     from pretrain.data import PackedSamples, SpecialIds, TokenStream
     from pretrain.model import SparseMLM
 

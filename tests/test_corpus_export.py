@@ -1,6 +1,7 @@
-"""`klue export WORKDIR --corpus` (pretrain/publish_corpus.py) and its dataset card (pretrain/dataset_card.py), on a
-real run of the end-to-end fixture recipe through `encode` (seven sources in six formats, planted duplicates,
-PII, junk and a benchmark sentence; arms `pii=on` and `pii=off`), about 20 s on 2 cores.
+"""`klue export WORKDIR --corpus` (pretrain/publish_corpus.py) and its dataset card
+(pipeline/release/dataset_card.py), on a real run of the end-to-end fixture recipe through `encode` (seven sources
+in six formats, planted duplicates, PII, junk and a benchmark sentence; arms `pii=on` and `pii=off`), about 20 s on
+2 cores.
 
 What is checked: `datasets.load_dataset("parquet", data_dir=DIR)` returns exactly the documents the `pii` stage
 kept (count, ids, texts), split as `encode` held them out; `DatasetCard.load` reads licence, language and
@@ -113,7 +114,7 @@ def test_pii_types_are_the_replaced_types_on_one_arm_and_empty_on_the_other(run,
 
 
 def test_dataset_card_metadata_is_what_the_hub_reads(on):
-    from pretrain.dataset_card import check_dataset_metadata
+    from pipeline.release.dataset_card import check_dataset_metadata
 
     c = card(on)
     d = c.data.to_dict()
@@ -185,7 +186,7 @@ def test_measured_pii_recall_is_the_detectors_on_the_gold_file(run, on):
     from corpora.pii.engine import PiiDetector
     from corpora.pii.evaluate import evaluate_file
 
-    res = evaluate_file(GOLD, PiiDetector(threshold=manifest(run.stages[ON]["pii_detect"])["params"]["threshold"]))
+    res = evaluate_file(GOLD, PiiDetector(threshold=manifest(run.stages[ON]["pii_detect"])["params"]["threshold"], language="ko"))
     o = res["overall"]
     assert row(card(on).text, "**all targeted**", f"{o['support']:,}", f"{o['recall']:.3f}",
                f"{o['recall_cover']:.3f}", f"{o['precision']:.3f}")

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from corpora.benchmarks import BenchmarkFormatError, detect_format, iter_texts
 from corpora.decontaminate import BenchmarkIndex, word_hashes
+from corpora.lang import get_language
 from corpora.shards import Doc, doc_id, meta_json
 from corpora.sources import SourceSpec
 from corpora.stages.decontaminate import DecontaminateParams, DecontaminateStage
@@ -22,6 +23,8 @@ from testkit.curation import docs_of, read_all, run_stage, write_shards
 
 PREMISE = "우리 동네 도서관은 매주 월요일마다 문을 닫고 화요일 아침 아홉 시에 다시 문을 엽니다."
 FILLER = "이번 주말에는 가족과 함께 근처 공원으로 소풍을 다녀올 계획이다. 날씨가 맑다면 자전거도 탈 생각이다."
+
+KO = get_language("ko")
 
 
 FORMATS = [
@@ -70,16 +73,17 @@ def test_unknown_layouts_are_clear_errors(tmp_path):
 
 def test_index_matches_13_grams_and_whole_short_texts():
     long_text = " ".join(f"단어{i}" for i in range(20))
-    idx = BenchmarkIndex.build([("a", [long_text]), ("b", ["다섯 단어로 된 짧은 제목", "너무 짧다"])], n=13, min_words=5)
+    idx = BenchmarkIndex.build([("a", [long_text]), ("b", ["다섯 단어로 된 짧은 제목", "너무 짧다"])], n=13, min_words=5,
+                              lang=KO)
     assert idx.stats["a"] == {"texts": 1, "ngrams": 8, "short_whole": 0, "too_short": 0}
     assert idx.stats["b"] == {"texts": 2, "ngrams": 1, "short_whole": 1, "too_short": 1}
     window = " ".join(f"단어{i}" for i in range(3, 16))  # exactly 13 words of the long text
-    assert idx.benchmark_names(idx.matches(word_hashes("앞 " + window + " 뒤"))[0]) == ["a"]
-    assert idx.matches(word_hashes(" ".join(f"단어{i}" for i in range(3, 15))))[0] == 0  # 12 words: no
+    assert idx.benchmark_names(idx.matches(word_hashes("앞 " + window + " 뒤", KO))[0]) == ["a"]
+    assert idx.matches(word_hashes(" ".join(f"단어{i}" for i in range(3, 15)), KO))[0] == 0  # 12 words: no
     # punctuation and case do not hide a match; the whole short title is needed
-    assert idx.benchmark_names(idx.matches(word_hashes("속보: 다섯 단어로 된, 짧은 제목!"))[0]) == ["b"]
-    assert idx.matches(word_hashes("다섯 단어로 된 짧은"))[0] == 0
-    assert idx.matches(word_hashes("너무 짧다"))[0] == 0
+    assert idx.benchmark_names(idx.matches(word_hashes("속보: 다섯 단어로 된, 짧은 제목!", KO))[0]) == ["b"]
+    assert idx.matches(word_hashes("다섯 단어로 된 짧은", KO))[0] == 0
+    assert idx.matches(word_hashes("너무 짧다", KO))[0] == 0
 
 
 def _bench(fixtures_dir, *names):
@@ -129,13 +133,13 @@ def test_sentences_mode_removes_only_offending_sentences(tmp_path, fixtures_dir)
 
 def test_params_and_fingerprint(tmp_path, fixtures_dir, monkeypatch):
     with pytest.raises(ValidationError, match="names must be unique"):
-        DecontaminateParams(benchmarks=[{"path": "a/x.json"}, {"path": "b/x.json"}])
+        DecontaminateParams(language="ko", benchmarks=[{"path": "a/x.json"}, {"path": "b/x.json"}])
     with pytest.raises(ValidationError, match="min_words=20 is larger than n=13"):
-        DecontaminateParams(min_words=20)
+        DecontaminateParams(language="ko", min_words=20)
     bench = tmp_path / "b.json"
     bench.write_text(json.dumps([{"title": "제목 하나 둘 셋 넷 다섯"}], ensure_ascii=False))
     monkeypatch.setenv("BENCH_DIR", str(tmp_path))
-    params = DecontaminateParams(benchmarks=[{"path": "${BENCH_DIR}/b.json"}])
+    params = DecontaminateParams(language="ko", benchmarks=[{"path": "${BENCH_DIR}/b.json"}])
     ctx = types.SimpleNamespace(params=params)
     fp1 = DecontaminateStage().fingerprint(ctx)
     bench.write_text(json.dumps([{"title": "제목 하나 둘 셋 넷 다섯 여섯"}], ensure_ascii=False))
@@ -198,7 +202,7 @@ def test_japanese_benchmark_sentences_match_on_mecab_tokens():
     ja, ko = get_language("ja"), get_language("ko")
     # as `\w+` runs the caption is one word (its only punctuation is the final 。): under min_words, never matched
     assert ko.match_words(JA_CAPTION) == [JA_CAPTION[:-1]]
-    assert BenchmarkIndex.build([("jsts", [JA_CAPTION])], n=13, min_words=5).stats["jsts"]["too_short"] == 1
+    assert BenchmarkIndex.build([("jsts", [JA_CAPTION])], n=13, min_words=5, lang=ko).stats["jsts"]["too_short"] == 1
     words = ja.match_words(JA_CAPTION)
     assert words == ["赤い", "服", "を", "着", "た", "女の子", "が", "公園", "の", "ベンチ", "に", "座っ", "て", "本", "を",
                      "読ん", "で", "い", "ます"]  # UniDic short units; the 。 is left out

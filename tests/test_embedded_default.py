@@ -50,7 +50,7 @@ def test_klue_run_without_a_recipe_runs_the_whole_pipeline_offline_and_prints_th
     verdict = md.split("\n## Verdict\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert " of 8 tested tasks " in verdict[0] and any(line.startswith("- § generated data") for line in verdict), verdict
     assert proc.stdout.splitlines()[-len(verdict) - 1:] == ["Verdict:", *verdict]
-    # the model folder carries its card (pretrain/card.py): the sample's sources, their mixed licences named
+    # the model folder carries its card (pipeline/release/card.py): the sample's sources, their mixed licences named
     from huggingface_hub import ModelCard
     from huggingface_hub.repocard_data import model_index_to_eval_results
 

@@ -58,7 +58,7 @@ def test_the_default_params_dump_exactly_as_before_the_knobs_moved():
     these pins were taken before the thresholds moved into the filters. Change them only on purpose."""
     assert FILTER_NAMES == ("boilerplate", "short_sentences", "length", "script", "gopher_repetition",
                             "fineweb_quality", "gopher_quality")
-    ko, ja = FilterParams(), FilterParams(language="ja")
+    ko, ja = FilterParams(language="ko"), FilterParams(language="ja")
     assert _sha(ko.model_dump(mode="json")) == "cd15c53b64bf7662"
     assert _sha(ko.thresholds_for("x").model_dump(mode="json")) == "cdc20ff74ae8ce94"
     assert _sha(ja.model_dump(mode="json")) == "b13a3b42311c3d69"
@@ -87,9 +87,9 @@ def test_a_registry_line_must_name_a_filter_of_that_name():
 
 def test_ordered_knob_pairs_are_checked_together():
     with pytest.raises(ValidationError, match="min_words=5 is larger than max_words=3"):
-        FilterParams(min_words=5, max_words=3)
+        FilterParams(language="ko", min_words=5, max_words=3)
     with pytest.raises(ValidationError, match="min_avg_word_length=9.0 is larger than max_avg_word_length=4.0"):
-        FilterParams(min_avg_word_length=9, max_avg_word_length=4)
+        FilterParams(language="ko", min_avg_word_length=9, max_avg_word_length=4)
 
 
 # ---- language defaults against the declared knobs --------------------------------------------------------------
@@ -127,7 +127,7 @@ def test_the_filter_stage_params_check_the_language_pack(monkeypatch):
     bad = _language({**KO, "min_charz": 3})
     monkeypatch.setattr(filter_stage, "get_language", lambda code: bad)
     with pytest.raises(ValidationError, match="language 'xx' .*min_charz: unknown knob"):
-        FilterParams()
+        FilterParams(language="ko")
 
 
 # ---- a new filter: one module and one registry line ------------------------------------------------------------
@@ -150,8 +150,8 @@ SCRIPT = textwrap.dedent('''
     from pipeline.recipe_file import RecipeError
     from testkit.curation import docs_of, read_all, run_stage, write_shards
 
-    report = {"knob": "max_exclaim_ratio" in THRESHOLD_KEYS, "order": list(FilterParams().order),
-              "default": FilterParams().max_exclaim_ratio}
+    report = {"knob": "max_exclaim_ratio" in THRESHOLD_KEYS, "order": list(FilterParams(language="ko").order),
+              "default": FilterParams(language="ko").max_exclaim_ratio}
     recipe = Path("pipeline/sample/recipe.yaml")
     errors = []
     for override in ("stages.filter.max_exclaim_ratio=2", "stages.filter.per_source={nsmc: {max_exclaim_ratio: -1}}",

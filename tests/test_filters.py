@@ -43,7 +43,7 @@ def check(filter_cls, text: str, **kw) -> str | None:
 
 
 def test_good_korean_paragraph_passes_every_default_filter():
-    out = FilterChain(FilterParams())(GOOD)
+    out = FilterChain(FilterParams(language="ko"))(GOOD)
     assert out.reason is None and out.fails == []
     assert out.text == GOOD
 
@@ -182,21 +182,21 @@ def test_min_sentence_chars_keeps_long_sentences_only():
 # ---- params ----------------------------------------------------------------------------------------------------
 def test_bad_thresholds_are_recipe_errors():
     with pytest.raises(ValidationError, match="min_script_ratio"):
-        FilterParams(min_script_ratio=1.5)
+        FilterParams(language="ko", min_script_ratio=1.5)
     with pytest.raises(ValidationError, match="min_chars=100 is larger than max_chars=10"):
-        FilterParams(min_chars=100, max_chars=10)
+        FilterParams(language="ko", min_chars=100, max_chars=10)
     with pytest.raises(ValidationError, match="unknown filter"):
-        FilterParams(order=("length", "perplexity"))
+        FilterParams(language="ko", order=("length", "perplexity"))
     with pytest.raises(ValidationError, match="unknown threshold"):
-        FilterParams(per_source={"nsmc": {"min_charz": 10}})
+        FilterParams(language="ko", per_source={"nsmc": {"min_charz": 10}})
     with pytest.raises(ValidationError, match="greater than or equal to 0"):
-        FilterParams(per_source={"nsmc": {"min_chars": -1}})
+        FilterParams(language="ko", per_source={"nsmc": {"min_chars": -1}})
     with pytest.raises(ValidationError, match="Extra inputs"):
-        FilterParams(min_hangul=0.3)
+        FilterParams(language="ko", min_hangul=0.3)
 
 
 def test_per_source_overrides_only_that_source():
-    p = FilterParams(min_chars=40, per_source={"nsmc": {"min_chars": 10, "gopher_min_words": None}})
+    p = FilterParams(language="ko", min_chars=40, per_source={"nsmc": {"min_chars": 10, "gopher_min_words": None}})
     assert p.thresholds_for("nsmc").min_chars == 10 and p.thresholds_for("nsmc").gopher_min_words is None
     assert p.thresholds_for("kowiki").min_chars == 40 and p.thresholds_for("kowiki").gopher_min_words == 23
 
@@ -260,8 +260,8 @@ def test_filter_stage_is_independent_of_workers(tmp_path):
 
 def test_normalization_form_follows_params_or_language():
     text = "ＫＬＵＥ 벤치마크는 ① 여덟 개의 과제로 이루어져 있다."
-    assert FilterChain(FilterParams(min_chars=1))(text).text == text  # Korean default: NFC
-    assert FilterChain(FilterParams(min_chars=1, normalization="NFKC"))(text).text == \
+    assert FilterChain(FilterParams(language="ko", min_chars=1))(text).text == text  # Korean default: NFC
+    assert FilterChain(FilterParams(language="ko", min_chars=1, normalization="NFKC"))(text).text == \
         "KLUE 벤치마크는 1 여덟 개의 과제로 이루어져 있다."
 
 
@@ -271,7 +271,7 @@ def test_the_threshold_field_defaults_are_the_korean_packs():
     from corpora.lang.ko import DEFAULTS as KO
     from corpora.stages.filter import FilterParams
 
-    p = FilterParams()
+    p = FilterParams(language="ko")
     assert {k: getattr(p, k) for k in KO} == KO
     assert p.thresholds_for(None) == FilterParams(language="ko").thresholds_for(None)
     ja = FilterParams(language="ja", min_chars=7).thresholds_for(None)

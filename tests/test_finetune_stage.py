@@ -195,7 +195,7 @@ def test_two_arms_that_share_a_model_share_its_fine_tuning(tmp_path):
 def test_the_report_compares_each_arm_with_its_own_random_init_and_the_random_inits_with_each_other(tmp_path):
     """Two arms with different models (as an ablation's two vocabularies): each arm's Δ row is against the random
     init of its own arm, the arms are compared, and so are their random inits (what the vocabulary alone does)."""
-    from finetune.stages.finetune import finetune_section
+    from finetune.report import finetune_section
     from pipeline.stage import ArmOutput
 
     variants = {"model": {"a": {"pretrain.hidden": 32}, "c": {"pretrain.hidden": 16}}}
@@ -259,7 +259,7 @@ def test_an_lr_grid_is_chosen_on_the_selection_split_per_task_and_init(tmp_path)
     split at their chosen checkpoints (recomputed here from the seeds' own histories), the table reports that
     rate's runs, and the report shows the whole grid. klue-baseline, which chooses on the reported split, is
     refused a grid."""
-    from finetune.stages.finetune import finetune_section
+    from finetune.report import finetune_section
     from pipeline.stage import ArmOutput
 
     runner = _run(_recipe(tmp_path, {"tasks": ["nli"], "lr_grid": [1e-4, 5e-3], "floors": False}), tmp_path / "w")

@@ -1,4 +1,4 @@
-"""The model card (pretrain/card.py) and `klue export`, on a real tiny run of every stage.
+"""The model card (pipeline/release/card.py) and `klue export`, on a real tiny run of every stage.
 
 One workdir for the module: the end-to-end fixture recipe (tests/fixtures/e2e: seven sources, one of them given
 a CC BY-SA 4.0 licence here) as one arm, through pretraining (3 steps) and fine-tuning (YNAT and NLI, 2 seeds,
@@ -20,9 +20,9 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from corpora.licenses import HUB_LICENSES, card_license, classify
 from pipeline.cli import main
 from pipeline.manifest import verify_files
+from pipeline.release.licenses import HUB_LICENSES, card_license, classify
 from testkit.finetune import FX
 from testkit.toy import subprocess_env
 
@@ -106,7 +106,7 @@ def test_source_licences_map_to_the_hubs_ids_and_share_alike_is_named():
 def test_check_metadata_names_what_the_hub_would_refuse():
     from huggingface_hub import ModelCardData
 
-    from pretrain.card import check_metadata
+    from pipeline.release.card import check_metadata
 
     good = ModelCardData(language="ko", license="other", license_name="mixed-source-licenses",
                          license_link="LICENSE", pipeline_tag="fill-mask")
@@ -145,7 +145,7 @@ def test_the_pretrain_stage_writes_a_card_of_the_data_and_training_into_final(ru
                     "pipeline_tag": "fill-mask",
                     "tags": ["klue-pipeline", "masked-lm", "pretrained-from-scratch", "roberta", "pii-placeholder",
                              "mecab-pretokenized", "wordpiece"]}
-    from pretrain.card import check_metadata
+    from pipeline.release.card import check_metadata
 
     assert check_metadata(card.data) == []
     text = card.text
@@ -197,7 +197,7 @@ def test_export_card_model_index_equals_the_runs_metrics(run, exported):
     from huggingface_hub import ModelCardData
     from huggingface_hub.repocard_data import model_index_to_eval_results
 
-    from pretrain.card import check_metadata
+    from pipeline.release.card import check_metadata
 
     card = load_card(exported / "README.md")
     assert check_metadata(card.data) == []

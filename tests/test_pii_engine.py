@@ -12,7 +12,7 @@ from datagen.pii.synth import NEAR_MISSES, generate
 
 @pytest.fixture(scope="module")
 def det() -> PiiDetector:
-    return PiiDetector()
+    return PiiDetector(language="ko")
 
 
 def test_offline_construction(monkeypatch):
@@ -23,7 +23,7 @@ def test_offline_construction(monkeypatch):
 
     monkeypatch.setattr(spacy, "load", refuse)
     monkeypatch.setattr(spacy.cli, "download", refuse)
-    analyzer = build_analyzer()
+    analyzer = build_analyzer(language="ko")
     assert isinstance(analyzer.nlp_engine, NoOpNlpEngine)
     assert set(analyzer.get_supported_entities("ko")) == set(ALL_TYPES)
     res = analyzer.analyze("담당자 이서연 주무관 (02-2110-6543)", language="ko", score_threshold=0.4)
@@ -71,7 +71,7 @@ def test_pathological_input_finishes(det, text):
 
 
 def test_time_limit_raises_doc_timeout():
-    slow = PiiDetector(doc_timeout_s=1e-9)
+    slow = PiiDetector(doc_timeout_s=1e-9, language="ko")
     with pytest.raises(DocTimeout):
         slow.detect("연락처 010-1234-5678 " * 1000)
 
@@ -101,8 +101,8 @@ def test_dedup_is_presidios_remove_duplicates():
 def test_stdlib_pattern_copies_match_regex():
     """Where the fast path runs a pattern with `re` instead of `regex`, both find the same matches, also around
     the characters whose whitespace class differs between the two modules (\\x1c-\\x1f)."""
+    from corpora.lang.ko.pii.patterns import build_pattern_recognizers
     from corpora.pii.engine import _stdlib_copy
-    from corpora.pii.ko.patterns import build_pattern_recognizers
 
     texts = [r["text"] for r in generate(60, seed=11)] + [
         "서울특별시\x1c강남구 테헤란로 123", "서울특별시 강남구\x1f역삼동 12-3", "경기도\u3000수원시 팔달구 효원로 1",

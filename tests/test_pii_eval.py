@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpora.pii.engine import STRUCTURED_TYPES
+from corpora.pii.engine import STRUCTURED_TYPES, PiiDetector
 from corpora.pii.evaluate import evaluate_file, klue_sentences, read_gold, score, structured_false_positives
 
 
@@ -44,7 +44,7 @@ def test_read_gold_names_bad_records(tmp_path):
 
 @pytest.mark.shared_data
 def test_quality_on_dev_set(shared_data):
-    r = evaluate_file(shared_data / "pii" / "ko_pii_eval_corpus.jsonl")
+    r = evaluate_file(shared_data / "pii" / "ko_pii_eval_corpus.jsonl", PiiDetector(language="ko"))
     per = r["per_type"]
     for t in STRUCTURED_TYPES:
         assert per[t]["recall"] >= 0.97 or per[t]["support"] < 10 and per[t]["recall"] >= 0.9, (t, per[t])
@@ -69,7 +69,7 @@ def test_acceptance_rows_on_a_generated_heldout_sample(tmp_path):
     from datagen.pii.ko import write_split
 
     paths = write_split(tmp_path, n_dev=0, n_heldout=300, seed=7)
-    res = evaluate_file(paths["heldout"])
+    res = evaluate_file(paths["heldout"], PiiDetector(language="ko"))
     assert res["documents"] == 300
     rows = {name: (val, goal) for name, val, goal in summary(res)}
     for name, (val, goal) in rows.items():
@@ -93,7 +93,7 @@ def test_garbled_identifiers_on_a_generated_heldout_sample(tmp_path):
     garbled = tmp_path / "garbled.jsonl"
     garbled.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in garble_file(recs, seed=1)),
                        encoding="utf-8")
-    res = evaluate_file(garbled)
+    res = evaluate_file(garbled, PiiDetector(language="ko"))
     per = res["per_type"]
     for t in ("DRIVER_LICENSE", "FRN", "CORP_REG", "BUSINESS_REG", "ACCOUNT", "PASSPORT", "FAX", "CARD",
               "MEDICAL_INSURANCE"):
@@ -124,7 +124,7 @@ def test_presidio_baseline_is_offline_and_maps_types(monkeypatch, tmp_path):
         logging.disable(logging.NOTSET)
     assert lookups, "the control made no lookup: this test could not see one"
     lookups.clear()
-    det = PresidioShipped()
+    det = PresidioShipped(language="ko")
     text = "메일 minjun@naver.com, 주민등록번호 880101-1234568, 전화 010-1234-5678"
     found = {(s.type, text[s.start:s.end]) for s in det.detect(text)}
     assert ("EMAIL", "minjun@naver.com") in found and ("RRN", "880101-1234568") in found

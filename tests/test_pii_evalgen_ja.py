@@ -20,9 +20,9 @@ from click.testing import CliRunner
 from stdnum import luhn
 from stdnum.jp import cn, in_
 
+from corpora.lang.ja import PII_TYPES as JA_TYPES
 from corpora.pii.cli import pii
 from corpora.pii.evaluate import read_gold
-from corpora.pii.types import JA_TYPES
 from datagen.pii import ja as E
 from testkit.pii_evalgen import assert_well_formed, missing_variants
 

@@ -1,4 +1,4 @@
-"""Japanese PII detection (corpora/pii/ja): real presidio and real MeCab (unidic-lite), exact spans (start, end,
+"""Japanese PII detection (corpora/lang/ja/pii): real presidio and real MeCab (unidic-lite), exact spans (start, end,
 type) on hand-written sentences for every type, check digits both ways, negatives, the fast path against
 presidio's engine, the CLI with --language ja and the pii_detect stage with language: ja."""
 
@@ -16,12 +16,12 @@ import pyarrow.parquet as pq  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from stdnum.jp import cn, in_  # noqa: E402
 
+from corpora.lang.ja import PII_TYPES as JA_TYPES  # noqa: E402
+from corpora.lang.ja.pii import names  # noqa: E402
+from corpora.lang.ja.pii.patterns import PREFECTURES, corporate_number_ok, fold, my_number_ok  # noqa: E402
 from corpora.pii.cli import pii  # noqa: E402
 from corpora.pii.engine import PiiDetector, build_analyzer  # noqa: E402
-from corpora.pii.ja import names  # noqa: E402
-from corpora.pii.ja.patterns import PREFECTURES, corporate_number_ok, fold, my_number_ok  # noqa: E402
 from corpora.pii.spans import read_spans  # noqa: E402
-from corpora.pii.types import JA_TYPES  # noqa: E402
 from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, write_docs  # noqa: E402
 from corpora.stages.pii import PiiReplaceParams, PiiReplaceStage  # noqa: E402
 from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage  # noqa: E402
@@ -266,12 +266,12 @@ def test_fast_path_equals_presidio_and_presidio_reads_raw_text(det):
 
 def test_languages_keep_their_own_types():
     with pytest.raises(ValueError, match=r"unknown PII types \['MY_NUMBER'\] for language 'ko'"):
-        PiiDetector(types=["MY_NUMBER"])
+        PiiDetector(types=["MY_NUMBER"], language="ko")
     with pytest.raises(ValueError, match=r"unknown PII types \['RRN'\] for language 'ja'"):
         PiiDetector(types=["RRN"], language="ja")
     with pytest.raises(ValueError, match=r"no PII recognizers for language 'xx'.*ko, ja"):
         PiiDetector(language="xx")
-    ko = PiiDetector(types=["PHONE", "EMAIL"])
+    ko = PiiDetector(types=["PHONE", "EMAIL"], language="ko")
     assert [s.type for s in ko.detect("전화 02-2110-6543")] == ["PHONE"]
     assert {r.name for r in ko.recognizers} == {"ko_phone", "ko_phone_representative", "ko_phone_short",
                                                 "ko_labelled_phone", "ko_labelled_phone_column", "ko_email"}
@@ -347,7 +347,7 @@ def test_the_stage_with_language_ja(tmp_path):
     for p in (tmp_path / "det").glob("spans-*.parquet"):
         assert (tmp_path / "det2" / p.name).read_bytes() == p.read_bytes()
     # the replace stage writes (and reserves) the Japanese placeholders
-    rep_ctx = _ctx(tmp_path / "pii", PiiReplaceParams(), {"decontaminate": src})
+    rep_ctx = _ctx(tmp_path / "pii", PiiReplaceParams(language="ko"), {"decontaminate": src})
     rep_ctx.inputs["pii_detect"] = StageInput("pii_detect", tmp_path / "det", {"meta": det.meta})
     res = PiiReplaceStage().run(rep_ctx)
     assert {"[MY_NUMBER]", "[CORPORATE_NUMBER]", "[POSTAL_CODE]", "[ADDRESS]"} <= set(res.meta["placeholder_tokens"])
@@ -386,7 +386,7 @@ def test_surrogate_mode_writes_japanese_fakes_with_valid_check_digits(tmp_path):
 
 
 def test_stage_params_validate_the_language():
-    assert PiiDetectParams().language == "ko" and PiiDetectParams().types[:2] == ("PERSON", "PHONE")
+    assert PiiDetectParams(language="ko").language == "ko" and PiiDetectParams(language="ko").types[:2] == ("PERSON", "PHONE")
     assert "language" in PiiDetectParams.model_fields  # so the recipe's top-level `language:` reaches it
     with pytest.raises(ValueError, match=r"unknown language 'xx'"):
         PiiDetectParams(language="xx")
@@ -395,17 +395,17 @@ def test_stage_params_validate_the_language():
     assert PiiDetectParams(language="ja", optional_types=["POSTAL_CODE"]).types == JA_TYPES  # on by default
 
 
-# ---- no planted PII: a regression guard on the shared corpora (the measurement: corpora/pii/ja/measure.py) -----
+# ---- no planted PII: a regression guard on the shared corpora (the measurement: corpora/lang/ja/pii/measure.py) -----
 @pytest.mark.shared_data
 def test_no_structured_identifier_in_wikipedia_paragraphs(shared_data, det):
-    from corpora.pii.ja.measure import WIKI, scan, wiki_paragraphs
+    from corpora.lang.ja.pii.measure import WIKI, scan, wiki_paragraphs
 
     r = scan(wiki_paragraphs(shared_data / WIKI, 500), det)
     structured = {t: k for t, k in r["per_type"].items() if t not in ("PERSON", "ADDRESS")}
     assert structured == {}, [s for s in r["spans"] if s["type"] in structured]
 
 
-# ---- names the layout marks (corpora.pii.ja.names.anchored_names) ----------------------------------------------
+# ---- names the layout marks (corpora.lang.ja.pii.names.anchored_names) ----------------------------------------------
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("氏名　大橋　希佳\n電話 03-1234-5678", ["大橋\u3000希佳"]),           # a form's label

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpora.pii.ko_particles import NONE, OTHER, RIEUL, final_class, particle_classes, wanted_class
+from corpora.lang.ko.particles import NONE, OTHER, RIEUL, final_class, particle_classes, wanted_class
 from corpora.pii.replace import placeholder_substitute, replace_spans, surrogate_substitute
 from corpora.pii.resolve import Span
 from corpora.pii.spans import read_spans
@@ -25,7 +25,7 @@ from pipeline.stage import StageContext, StageInput
 NAMES = ("홍길동", "김민지", "이하늘", "박철")  # OTHER (ㅇ), NONE, RIEUL, RIEUL
 
 
-# ---- the test's own reading of a final sound, independent of ko_particles -----------------------------------
+# ---- the test's own reading of a final sound, independent of corpora/lang/ko/particles.py ------------------
 def jong(syllable: str) -> int | None:
     """The final-consonant index of a Hangul syllable (0: none, 8: ㄹ), None for anything else."""
     code = ord(syllable) - 0xAC00
@@ -77,7 +77,7 @@ def test_1200_name_surrogates_keep_the_final_class():
     """The issue measured 609 of 1,200 in disagreement before (51 %)."""
     wrong, seen = 0, Counter()
     for i in range(300):
-        sur = DocSurrogates(42, f"doc-{i}")
+        sur = DocSurrogates(42, f"doc-{i}", language="ko")
         for name in NAMES:
             fake = sur("PERSON", name)
             assert fake != name and len(fake) >= 2
@@ -88,7 +88,7 @@ def test_1200_name_surrogates_keep_the_final_class():
 
 def test_the_particle_wins_over_an_ungrammatical_original():
     for i in range(100):
-        sur = DocSurrogates(7, f"d{i}")
+        sur = DocSurrogates(7, f"d{i}", language="ko")
         assert agrees(sur("PERSON", "김민지", "은 "), "은")  # the sample's `신청인 {PERSON}은`
         assert agrees(sur("PERSON", "홍길동", "가 "), "가")
         assert agrees(sur("PERSON", "박철", "으로 "), "으로")
@@ -98,13 +98,13 @@ def test_address_surrogates_keep_the_final_class():
     originals = ["서울특별시 종로구 세종로 1", "부산광역시 해운대구 우동 12-3", "경기도 수원시 팔달구 효원로",
                  "대전광역시 서구 둔산동 1000", "광주광역시 북구 용봉로 77"]
     for i in range(60):
-        sur = DocSurrogates(42, f"doc-{i}")
+        sur = DocSurrogates(42, f"doc-{i}", language="ko")
         for a in originals:
             fake = sur("ADDRESS", a)
             assert fake != a and final_class(fake) is final_class(a), (a, fake)
         assert final_class(sur("ADDRESS", "서울특별시 중구 세종대로 110", "으로")) is OTHER
     # the fallback after the draws: the town in brackets dropped, the last digit (never a leading 0) of the class
-    from corpora.pii.ko_surrogates import with_final_class
+    from corpora.lang.ko.surrogates import with_final_class
 
     rng = random.Random(1)
     for a in ("경기도 영월군 양재천가 515 (현주황마을)", "대전광역시 서구 둔산로", "부산광역시 중구 중앙대로 10-2"):
@@ -115,12 +115,12 @@ def test_address_surrogates_keep_the_final_class():
 
 def test_same_seed_and_doc_id_give_the_same_surrogates():
     def run(seed: int, doc: str) -> list[str]:
-        sur = DocSurrogates(seed, doc)
+        sur = DocSurrogates(seed, doc, language="ko")
         return [sur("PERSON", n, a) for n in NAMES for a in ("", "은 ", "가")] + [sur("ADDRESS", "세종로 3")]
 
     assert run(42, "doc-a") == run(42, "doc-a")
     assert run(42, "doc-a") != run(42, "doc-b") and run(42, "doc-a") != run(43, "doc-a")
-    sur = DocSurrogates(42, "doc-a")
+    sur = DocSurrogates(42, "doc-a", language="ko")
     assert sur("PERSON", "김민지", "") == sur("PERSON", "김민지", "은")  # one person, one surrogate per document
 
 
@@ -157,8 +157,8 @@ def sample_run(tmp_path_factory) -> tuple[Path, Path, Path]:
         return StageContext(out_dir=folder, params=params, recipe=types.SimpleNamespace(seed=42, sources=[]),
                             workers=1, inputs={k: StageInput(k, p, {"meta": {}}) for k, p in inputs.items()})
 
-    PiiDetectStage().run(ctx(det, PiiDetectParams(**recipe["stages"]["pii_detect"]), {"decontaminate": dec}))
-    res = PiiReplaceStage().run(ctx(out, PiiReplaceParams(mode="surrogate"),
+    PiiDetectStage().run(ctx(det, PiiDetectParams(**{"language": "ko", **recipe["stages"]["pii_detect"]}), {"decontaminate": dec}))
+    res = PiiReplaceStage().run(ctx(out, PiiReplaceParams(language="ko", mode="surrogate"),
                                     {"decontaminate": dec, "pii_detect": det}))
     assert res.funnel.problems() == [] and res.funnel.docs_kept == len(docs)
     return dec, det, out
@@ -176,7 +176,7 @@ def test_the_sample_in_surrogate_mode_keeps_every_particle_after_a_name_grammati
     for (_, i, src), (_, _, text) in zip(before, after, strict=True):
         # the stage's output is these spans replaced by the document's surrogates; record which went where
         made: list[tuple[Span, str]] = []
-        sub = surrogate_substitute(DocSurrogates(42, i))
+        sub = surrogate_substitute(DocSurrogates(42, i, language="ko"))
 
         def record(span: Span, original: str, nxt: str, sub=sub, made=made) -> str:
             made.append((span, sub(span, original, nxt)))
@@ -211,7 +211,7 @@ def test_placeholder_mode_on_the_sample_is_unchanged(sample_run, tmp_path):
     from corpora.stages.pii import PiiReplaceParams, PiiReplaceStage
 
     dec, det, _ = sample_run
-    PiiReplaceStage().run(StageContext(out_dir=tmp_path, params=PiiReplaceParams(), recipe=types.SimpleNamespace(
+    PiiReplaceStage().run(StageContext(out_dir=tmp_path, params=PiiReplaceParams(language="ko"), recipe=types.SimpleNamespace(
         seed=42, sources=[]), workers=1, inputs={k: StageInput(k, p, {"meta": {}}) for k, p in
                                                  {"decontaminate": dec, "pii_detect": det}.items()}))
     spans: dict[str, list[Span]] = {}

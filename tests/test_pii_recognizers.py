@@ -11,7 +11,7 @@ from corpora.pii.engine import PiiDetector
 
 @pytest.fixture(scope="module")
 def det() -> PiiDetector:
-    return PiiDetector()
+    return PiiDetector(language="ko")
 
 
 def found(det: PiiDetector, text: str) -> set[tuple[str, str]]:
@@ -225,7 +225,7 @@ def test_person_anchor_negatives(det):
 def test_optional_types_are_off_by_default(det):
     text = "생년월일: 1987년 3월 2일, 만 34세, 우편번호 06236"
     assert {t for t, _ in found(det, text)} == set()
-    opt = PiiDetector(types=("AGE", "DT_BIRTH", "POSTAL_CODE"))
+    opt = PiiDetector(types=("AGE", "DT_BIRTH", "POSTAL_CODE"), language="ko")
     assert found(opt, text) == {("DT_BIRTH", "1987년 3월 2일"), ("AGE", "만 34세"), ("POSTAL_CODE", "06236")}
     assert found(opt, "김민서 (1981년 6월 19일생)") == {("DT_BIRTH", "1981년 6월 19일")}
     assert found(opt, "이수정 (1972년생) 은 60대 후반") >= {("DT_BIRTH", "1972년생"), ("AGE", "60대 후반")}
@@ -235,7 +235,7 @@ def test_optional_types_are_off_by_default(det):
     # not an age, a date of birth or a postal code: centuries, generations, plain dates, counts
     assert found(opt, "21세기 2030세대의 회의는 2024년 5월 12일, 참가자 12345명") == set()
     with pytest.raises(ValueError, match="unknown PII types"):
-        PiiDetector(types=("AGE", "SHOE_SIZE"))
+        PiiDetector(types=("AGE", "SHOE_SIZE"), language="ko")
 
 
 def test_validators_come_from_stdnum_where_it_has_them():
@@ -283,7 +283,7 @@ GARBLED = [
 
 @pytest.mark.parametrize("type_,text,label,value", GARBLED, ids=[f"{g[0]}-{i}" for i, g in enumerate(GARBLED)])
 def test_garbled_identifier_after_its_label(det, type_, text, label, value):
-    from corpora.pii.ko.patterns import LABELLED, SURE
+    from corpora.lang.ko.pii.patterns import LABELLED, SURE
 
     spans = [s for s in det.detect(text) if text[s.start:s.end] == value]
     assert [s.type for s in spans] == [type_], det.detect(text)

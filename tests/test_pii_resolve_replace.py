@@ -60,9 +60,9 @@ def test_surrogate_consistent_within_document_and_seeded():
     p = text.find("010")
     spans = [S(0, 3, "PERSON", 0.85), S(8, 11, "PERSON", 0.85), S(k, k + 3, "PERSON", 0.85),
              S(p, p + 13, "PHONE", 0.85)]
-    out1 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-a")))
-    out2 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-a")))
-    out3 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-b")))
+    out1 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-a", language="ko")))
+    out2 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-a", language="ko")))
+    out3 = replace_spans(text, spans, surrogate_substitute(DocSurrogates(42, "doc-b", language="ko")))
     assert out1 == out2  # deterministic
     assert out1 != out3  # seeded by document
     # outside spans untouched: split the output on the unchanged context to recover the surrogates
@@ -76,13 +76,13 @@ def test_surrogate_consistent_within_document_and_seeded():
 def test_surrogates_keep_type_validity():
     rng = random.Random(1)
     for _ in range(20):
-        rrn = make_surrogate("RRN", "880101-1234568", rng)
+        rrn = make_surrogate("RRN", "880101-1234568", rng, language="ko")
         assert v.rrn_checksum_ok(rrn) and v.birth_date_ok(rrn[:6], rrn[7])
-        assert v.luhn_ok(make_surrogate("CARD", "4242-4242-4242-4242", rng))
-        assert v.business_reg_ok(make_surrogate("BUSINESS_REG", "211-87-22658", rng))
-        phone = make_surrogate("PHONE", "010-1234-5678", rng)
+        assert v.luhn_ok(make_surrogate("CARD", "4242-4242-4242-4242", rng, language="ko"))
+        assert v.business_reg_ok(make_surrogate("BUSINESS_REG", "211-87-22658", rng, language="ko"))
+        phone = make_surrogate("PHONE", "010-1234-5678", rng, language="ko")
         assert phone.startswith("010-") and len(phone) == 13
-        assert "@" in make_surrogate("EMAIL", "a@b.kr", rng)
+        assert "@" in make_surrogate("EMAIL", "a@b.kr", rng, language="ko")
 
 
 def test_drop_density():

@@ -44,7 +44,7 @@ def ctx(out: Path, params, inputs: dict[str, Path], workers: int = 1) -> StageCo
 @pytest.fixture(scope="module")
 def detected(corpus, tmp_path_factory) -> tuple[Path, object]:
     out = tmp_path_factory.mktemp("pii_detect")
-    res = PiiDetectStage().run(ctx(out, PiiDetectParams(), {"decontaminate": corpus}))
+    res = PiiDetectStage().run(ctx(out, PiiDetectParams(language="ko"), {"decontaminate": corpus}))
     return out, res
 
 
@@ -74,8 +74,8 @@ def test_detect_writes_standoff_spans(corpus, detected):
 def test_on_off_arms_differ_only_inside_spans(corpus, detected, tmp_path, mode):
     det_out, _ = detected
     inputs = {"decontaminate": corpus, "pii_detect": det_out}
-    on = PiiReplaceStage().run(ctx(tmp_path / "on", PiiReplaceParams(mode=mode), inputs))
-    off = PiiReplaceStage().run(ctx(tmp_path / "off", PiiReplaceParams(enabled=False), inputs))
+    on = PiiReplaceStage().run(ctx(tmp_path / "on", PiiReplaceParams(language="ko", mode=mode), inputs))
+    off = PiiReplaceStage().run(ctx(tmp_path / "off", PiiReplaceParams(language="ko", enabled=False), inputs))
     t_on, t_off = texts(tmp_path / "on"), texts(tmp_path / "off")
     # same shards, same ids, same order
     assert [(s, i) for s, i, _ in t_on] == [(s, i) for s, i, _ in t_off] == [(s, i) for s, i, _ in texts(corpus)]
@@ -88,7 +88,7 @@ def test_on_off_arms_differ_only_inside_spans(corpus, detected, tmp_path, mode):
         spans.update(read_spans(p))
     changed = 0
     for (_, i, a), (_, _, b) in zip(t_on, t_off, strict=True):
-        sub = placeholder_substitute if mode == "placeholder" else surrogate_substitute(DocSurrogates(42, i))
+        sub = placeholder_substitute if mode == "placeholder" else surrogate_substitute(DocSurrogates(42, i, language="ko"))
         assert a == replace_spans(b, spans.get(i, []), sub)
         changed += a != b
     assert changed == on.meta["report"]["docs_changed"] == 24
@@ -105,23 +105,23 @@ def test_on_off_arms_differ_only_inside_spans(corpus, detected, tmp_path, mode):
 def test_types_subset_and_workers_do_not_change_output(corpus, detected, tmp_path):
     det_out, _ = detected
     # detection with 2 workers: byte-identical span files
-    PiiDetectStage().run(ctx(tmp_path / "det2", PiiDetectParams(), {"decontaminate": corpus}, workers=2))
+    PiiDetectStage().run(ctx(tmp_path / "det2", PiiDetectParams(language="ko"), {"decontaminate": corpus}, workers=2))
     for p in det_out.glob("spans-*.parquet"):
         assert (tmp_path / "det2" / p.name).read_bytes() == p.read_bytes()
     inputs = {"decontaminate": corpus, "pii_detect": det_out}
-    params = PiiReplaceParams(mode="surrogate", types=["PHONE", "EMAIL"])
+    params = PiiReplaceParams(language="ko", mode="surrogate", types=["PHONE", "EMAIL"])
     r1 = PiiReplaceStage().run(ctx(tmp_path / "w1", params, inputs, workers=1))
     PiiReplaceStage().run(ctx(tmp_path / "w2", params, inputs, workers=2))
     for s in list_shards(corpus):
         assert (tmp_path / "w1" / s.name).read_bytes() == (tmp_path / "w2" / s.name).read_bytes()
     assert set(r1.meta["report"]["per_type"]) <= {"PHONE", "EMAIL"}
     with pytest.raises(ValueError, match="unknown PII types"):
-        PiiReplaceParams(types=["PHONE", "SHOE_SIZE"])
+        PiiReplaceParams(language="ko", types=["PHONE", "SHOE_SIZE"])
 
 
 def test_drop_mode_drops_dense_documents(corpus, detected, tmp_path):
     det_out, _ = detected
-    res = PiiReplaceStage().run(ctx(tmp_path / "drop", PiiReplaceParams(mode="drop", drop_density=0.05),
+    res = PiiReplaceStage().run(ctx(tmp_path / "drop", PiiReplaceParams(language="ko", mode="drop", drop_density=0.05),
                                     {"decontaminate": corpus, "pii_detect": det_out}))
     assert res.funnel.problems() == []
     dropped = res.funnel.dropped["pii_density"]
@@ -134,14 +134,14 @@ def test_drop_mode_drops_dense_documents(corpus, detected, tmp_path):
 
 def test_timeout_quarantines_and_both_arms_leave_it_out(corpus, tmp_path):
     det = tmp_path / "det"
-    res = PiiDetectStage().run(ctx(det, PiiDetectParams(doc_timeout_s=1e-9), {"decontaminate": corpus}))
+    res = PiiDetectStage().run(ctx(det, PiiDetectParams(language="ko", doc_timeout_s=1e-9), {"decontaminate": corpus}))
     assert res.funnel.problems() == [] and res.funnel.quarantined > 0
     failed = json.loads((det / "failed_ids.json").read_text())
     assert len(failed) == res.funnel.quarantined
     q = [json.loads(x) for x in (det / "quarantine" / "pii_detect.jsonl").read_text().splitlines()]
     assert len(q) == len(failed) and q[0]["reason"] == "pii_timeout" and q[0]["file"].startswith("shard-")
     inputs = {"decontaminate": corpus, "pii_detect": det}
-    for name, params in [("on", PiiReplaceParams()), ("off", PiiReplaceParams(enabled=False))]:
+    for name, params in [("on", PiiReplaceParams(language="ko")), ("off", PiiReplaceParams(language="ko", enabled=False))]:
         r = PiiReplaceStage().run(ctx(tmp_path / name, params, inputs))
         assert r.funnel.quarantined == len(failed) and r.funnel.problems() == []
         assert not {i for _, i, _ in texts(tmp_path / name)} & set(failed)
@@ -154,10 +154,10 @@ def test_optional_types_flow_from_detection_to_placeholders(tmp_path):
     docs = [Doc(doc_id("s", "a.txt", 0), "신청인 김민수 (만 34세) 은 2024년 5월 12일에 접수했다.", "s", meta_json({}))]
     write_docs(src / "shard-00000.parquet", docs)
     outs = {}
-    for name, params in (("default", PiiDetectParams()), ("age", PiiDetectParams(optional_types=["AGE"]))):
+    for name, params in (("default", PiiDetectParams(language="ko")), ("age", PiiDetectParams(language="ko", optional_types=["AGE"]))):
         det = PiiDetectStage().run(ctx(tmp_path / name / "det", params, {"decontaminate": src}))
         assert ("AGE" in det.meta["report"]["types"]) is (name == "age")
-        rep_ctx = ctx(tmp_path / name / "pii", PiiReplaceParams(), {"decontaminate": src})
+        rep_ctx = ctx(tmp_path / name / "pii", PiiReplaceParams(language="ko"), {"decontaminate": src})
         rep_ctx.inputs["pii_detect"] = StageInput("pii_detect", tmp_path / name / "det", {"meta": det.meta})
         res = PiiReplaceStage().run(rep_ctx)
         outs[name] = (texts(tmp_path / name / "pii")[0][2], res.meta["placeholder_tokens"])
@@ -166,4 +166,4 @@ def test_optional_types_flow_from_detection_to_placeholders(tmp_path):
     assert outs["age"][0] == "신청인 [PERSON] ([AGE]) 은 2024년 5월 12일에 접수했다."
     assert "[AGE]" in outs["age"][1] and set(outs["age"][1]) - set(outs["default"][1]) == {"[AGE]"}
     with pytest.raises(ValueError, match="optional_types"):
-        PiiDetectParams(optional_types=["SHOE_SIZE"])
+        PiiDetectParams(language="ko", optional_types=["SHOE_SIZE"])

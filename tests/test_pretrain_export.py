@@ -25,8 +25,17 @@ def run(tmp_path_factory):
     return out
 
 
-def _export(args: list[str]):
-    return CliRunner().invoke(export_checkpoint_cmd, args, catch_exceptions=False)
+def _export(args: list[str], language: list[str] | None = None):
+    """The command on the fixture run, made outside a workdir: it has no vocab stage to state the card's language."""
+    return CliRunner().invoke(export_checkpoint_cmd, [*args, *(["--language", "ko"] if language is None else language)],
+                              catch_exceptions=False)
+
+
+def test_a_run_outside_a_workdir_needs_the_cards_language(run, tmp_path):
+    res = _export([str(run), "--output", str(tmp_path / "x")], language=[])
+    assert res.exit_code == 1 and "the card's language is unknown: no vocab stage folder among the run's stages " \
+        "(none) to read it from (a run made outside a workdir: `klue export-checkpoint --language CODE`)" in res.output
+    assert not (tmp_path / "x").exists(), "nothing half-written"
 
 
 def test_newest_checkpoint_exports_its_own_weights_and_loads(run, tmp_path):

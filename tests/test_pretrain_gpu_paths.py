@@ -108,7 +108,7 @@ def test_zero_checkpoint_exports_with_the_same_eval_loss(encoded, tmp_path, zero
 
     out = _stage_run(encoded, tmp_path / "run", deepspeed=zero, mixed_precision="no", architecture=architecture)
     assert (out / "checkpoints" / "step-00000003" / "latest").is_file()  # a ZeRO checkpoint, no safetensors
-    res = CliRunner().invoke(export_checkpoint_cmd, [str(out), "--step", "3", "--output", str(tmp_path / "s3")],
+    res = CliRunner().invoke(export_checkpoint_cmd, [str(out), "--step", "3", "--output", str(tmp_path / "s3"), "--language", "ko"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert {t.dtype for t in load_file(tmp_path / "s3" / "model.safetensors").values()} == {torch.float32}
@@ -117,7 +117,7 @@ def test_zero_checkpoint_exports_with_the_same_eval_loss(encoded, tmp_path, zero
     # the export, evaluated in one process, scores what the two ranks logged (evaluation is rank-independent)
     assert evaluate_folder(tmp_path / "s3", cfg)["eval_loss"] == pytest.approx(logged, abs=1e-6)
     # the final step's checkpoint exports to exactly the run's final/ (one export path for both)
-    res = CliRunner().invoke(export_checkpoint_cmd, [str(out), "--output", str(tmp_path / "s6")],
+    res = CliRunner().invoke(export_checkpoint_cmd, [str(out), "--output", str(tmp_path / "s6"), "--language", "ko"],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
     a, b = load_file(tmp_path / "s6" / "model.safetensors"), load_file(out / "final" / "model.safetensors")

@@ -16,7 +16,7 @@ import pytest
 from pydantic import ValidationError
 
 from pretrain.config import PretrainParams, RayTrainParams, TrainConfig
-from testkit.pretrain import context, encode_fixture, pretrain_key
+from testkit.pretrain import context, encode_fixture, pretrain_key, two_rank_params
 
 
 def test_the_launcher_and_its_workers_are_not_in_the_key_but_the_processes_are(tmp_path):
@@ -97,9 +97,7 @@ def encoded(tmp_path_factory):
 
 
 def _params(launcher: str) -> PretrainParams:
-    return PretrainParams(seq_len=32, batch_size=4, num_processes=2, max_steps=6, warmup_steps=2, lr=3e-3,
-                          log_every=1, eval_every=3, eval_batches=2, checkpoint_every=3, threads=1,
-                          mixed_precision="no", launcher=launcher, ray={"max_failures": 0})
+    return two_rank_params(launcher, ray={"max_failures": 0})
 
 
 def _ctx(encoded, out: Path, p: PretrainParams, executor=None):

@@ -324,10 +324,10 @@ def test_a_nan_loss_skips_the_update_and_is_counted(encoded, tmp_path, monkeypat
     assert json.loads((ckpts / "step-00000004/train_state.json").read_text())["skipped_steps"] == [3, 4]
     assert summary["last_loss"] == rows[6]["loss"] and summary["first_loss"] == rows[1]["loss"]
     assert json.loads((out / "summary.json").read_text())["skipped_steps"] == [3, 4]
-    from pretrain.card_facts import gather
-    from pretrain.card_sections import body
+    from pipeline.release.facts import gather
+    from pipeline.release.sections import body
 
-    card = body(gather(out / "final", {}, name=None, recipe=None, sources=[], train={}, summary=summary))
+    card = body(gather(out / "final", {}, name=None, recipe=None, sources=[], train={}, summary=summary, language="ko"))
     assert "| skipped updates | 2 step(s) with a non-finite gradient norm left the weights as they were: 3, 4 |" \
         in card
 

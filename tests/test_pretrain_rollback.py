@@ -92,10 +92,10 @@ def test_a_spike_rolls_back_skips_its_batch_and_is_replayable(encoded, tmp_path,
     assert state["data_skips"] == [[6, 2]] and len(state["rollbacks"]) == 1
     assert state["spike_watch"]["bad_run"] == 0 and len(state["spike_watch"]["window"]) == 3
 
-    from pretrain.card_facts import gather
-    from pretrain.card_sections import body
+    from pipeline.release.facts import gather
+    from pipeline.release.sections import body
 
-    card = body(gather(out / "final", {}, name=None, recipe=None, sources=[], train={}, summary=summary))
+    card = body(gather(out / "final", {}, name=None, recipe=None, sources=[], train={}, summary=summary, language="ko"))
     assert "| rollbacks | 1: at step 8 (loss spike: " in card and "back to step 6, batches 7-8 skipped" in card
 
     killed = tmp_path / "killed"

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from pretrain.config import PretrainParams, SlurmParams, TrainConfig
 from pretrain.slurm import JOB_FILE, job_state, render_script
-from testkit.pretrain import context, encode_fixture, pretrain_key
+from testkit.pretrain import context, encode_fixture, pretrain_key, two_rank_params
 
 TESTS = Path(__file__).resolve().parent
 
@@ -128,11 +128,8 @@ def encoded(tmp_path_factory):
 
 
 def _params(launcher: str) -> PretrainParams:
-    return PretrainParams(seq_len=32, batch_size=4, num_processes=2, max_steps=6, warmup_steps=2, lr=3e-3,
-                          log_every=1, eval_every=3, eval_batches=2, checkpoint_every=3, threads=1,
-                          mixed_precision="no", launcher=launcher,
-                          # a hung job ends the test in minutes (TIMEOUT, no resubmission), never the CI run
-                          slurm={"poll_s": 0.5, "signal_s": 0, "time": "00:08:00", "max_resubmits": 0})
+    # a hung job ends the test in minutes (TIMEOUT, no resubmission), never the CI run
+    return two_rank_params(launcher, slurm={"poll_s": 0.5, "signal_s": 0, "time": "00:08:00", "max_resubmits": 0})
 
 
 def _ctx(encoded, out: Path, p: PretrainParams):

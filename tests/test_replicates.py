@@ -51,7 +51,7 @@ def test_bad_seeds_are_named(tmp_path, pretrain, message):
 
 
 def test_replicates_fine_tune_apart_and_make_one_row_whose_intervals_hold_pretraining_variance(tmp_path):
-    from finetune.stages.finetune import finetune_verdict, suite_table
+    from finetune.report import finetune_verdict, suite_table
     from pipeline.stage import ArmOutput
 
     wd = tmp_path / "w"

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from finetune.report import finetune_section
 from finetune.results import build_table, to_markdown
-from finetune.stages.finetune import FinetuneStage, finetune_section
+from finetune.stages.finetune import FinetuneStage
 from finetune.verdict import generated_note, verdict
 from pipeline.stage import ArmOutput
 from pretrain.stages.pretrain import PretrainStage

@@ -226,7 +226,7 @@ def test_planted_junk_fails_the_filters_and_most_real_text_passes(corpus):
     from corpora.stages.filter import FilterParams
 
     docs, _ = corpus
-    params = FilterParams(per_source=ds.PER_SOURCE)
+    params = FilterParams(language="ko", per_source=ds.PER_SOURCE)
     source_of = {Path(s.out).name: s.name for s in ds.SOURCES}
     chains = {s.name: FilterChain(params, s.name) for s in ds.SOURCES}
 
@@ -246,13 +246,15 @@ def test_decontamination_finds_the_planted_sentences_and_what_real_text_holds(co
     index hits exactly the documents that hold one: the planted ones and those the manifest found by themselves."""
     from corpora.benchmarks import iter_texts
     from corpora.decontaminate import BenchmarkIndex, word_hashes
+    from corpora.lang import get_language
 
+    ko = get_language("ko")
     docs, _ = corpus
     names = list(ds.BENCHMARKS)
     texts = {b: list(iter_texts(SAMPLE_DIR / ds.BENCHMARKS[b])) for b in names}
     assert {p[2] for p in MANIFEST["planted"]} == set(names)
     for rel, where, benchmark, sentence in MANIFEST["planted"]:
         assert sentence in texts[benchmark] and sentence in docs[(rel, where)]
-    index = BenchmarkIndex.build([(b, texts[b]) for b in names], **ds.DECONTAMINATE)
-    hits = {k for k, text in docs.items() if index.matches(word_hashes(text))[0]}
+    index = BenchmarkIndex.build([(b, texts[b]) for b in names], **ds.DECONTAMINATE, lang=ko)
+    hits = {k for k, text in docs.items() if index.matches(word_hashes(text, ko))[0]}
     assert hits == {tuple(p[:2]) for p in MANIFEST["planted"]} | {tuple(n[:2]) for n in MANIFEST["natural_contamination"]}

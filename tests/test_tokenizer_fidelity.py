@@ -28,7 +28,7 @@ def test_numbers_by_hand(hand_tokenizer):
     # 학교에서    학교 ##에서             {2}           {2} 학교/에서          yes
     # 놀았다.     [UNK] .                {3}           {1, 2, 3} 놀/았/다/.   yes
     # 15 characters, 9 tokens, 1 [UNK]; learned tokens used: 8 of 10 (책, ##을 unused)
-    m = evaluate(hand_tokenizer, ["아버지가 가방에", "학교에서 놀았다."])
+    m = evaluate(hand_tokenizer, ["아버지가 가방에", "학교에서 놀았다."], language="ko")
     assert m["counts"] == dict(eojeols=4, chars=15, tokens=9, unk=1, eojeols_unk=1, aligned=3)
     assert m["morpheme_aligned"] == pytest.approx(3 / 4)
     assert m["tokens_per_eojeol"] == pytest.approx(9 / 4)
@@ -65,7 +65,7 @@ def test_cli_side_by_side(hand_tokenizer, fixtures_dir, tmp_path):
     rep = json.loads(res.output)
     assert rep["n_texts"] == 4 and set(rep["tokenizers"]) == {"a", "b"}
     assert rep["tokenizers"]["a"] == rep["tokenizers"]["b"]
-    assert rep["tokenizers"]["a"] == evaluate(hand_tokenizer, read_texts(texts))
+    assert rep["tokenizers"]["a"] == evaluate(hand_tokenizer, read_texts(texts), language="ko")
     md = CliRunner().invoke(main, args)
     assert md.exit_code == 0 and md.output == to_markdown(rep)
     bad = CliRunner().invoke(main, ["tokenizer-report", str(tmp_path), "--texts", str(texts)])

@@ -14,7 +14,7 @@ SPACE_BUG = "아버지 가방에 들어가신다"
 
 @pytest.fixture(scope="module")
 def mecab() -> Pretokenizer:
-    return Pretokenizer("mecab", protected=["[PHONE]", "[PERSON]", "[EMAIL]"])
+    return Pretokenizer("mecab", protected=["[PHONE]", "[PERSON]", "[EMAIL]"], language="ko")
 
 
 def test_stock_mecab_has_the_space_bug_and_per_eojeol_analysis_fixes_it(mecab):
@@ -29,7 +29,7 @@ def test_stock_mecab_has_the_space_bug_and_per_eojeol_analysis_fixes_it(mecab):
 def test_spacing_round_trip(mecab, fixtures_dir):
     text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
     text += "\n탭\t으로  두 칸,  줄\u00a0바꿈\u200b 과 제어\x07문자\n\n빈 줄 위"
-    for analyzer in (mecab, Pretokenizer("none", protected=["[PHONE]", "[PERSON]", "[EMAIL]"])):
+    for analyzer in (mecab, Pretokenizer("none", protected=["[PHONE]", "[PERSON]", "[EMAIL]"], language="ko")):
         units = analyzer.text(text)
         assert units.count("\n") == text.count("\n")
         expected = "\n".join(" ".join(normalize_line(ln).split()) for ln in text.split("\n"))
@@ -51,7 +51,7 @@ def test_plain_units_are_the_exported_tokenizers_words(fixtures_dir):
     bert_norm = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False,
                                            lowercase=False)
     bert_pre = pre_tokenizers.BertPreTokenizer()
-    plain = Pretokenizer("none")
+    plain = Pretokenizer("none", language="ko")
     text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
     text += "\n¿Qué? «인용» 『책』 ― 1,000원… ＃해시 @멘션 (괄호) 【韓國】 ㈜회사 ½ x² +=~ 𠀀자"
     text += "\n제어\x07문자\u200b 영폭\u00a0공백\t탭 \ufffd대체\u2028줄 \u3000전각"
@@ -64,7 +64,7 @@ def test_plain_units_are_the_exported_tokenizers_words(fixtures_dir):
 def test_morpheme_units_refine_the_plain_units(mecab):
     """Morpheme units only add `##` cuts inside the exported tokenizer's words, never move its word cuts."""
     eojeol = '"가방"에서(韓國)학교에서'
-    plain = split_eojeol(eojeol, Pretokenizer("none").analyzer, mecab.protect)
+    plain = split_eojeol(eojeol, Pretokenizer("none", language="ko").analyzer, mecab.protect)
     morph = split_eojeol(eojeol, mecab.analyzer, mecab.protect)
     words: list[str] = []
     for u in morph:
@@ -109,12 +109,12 @@ def test_punctuation_shortcut_agrees_with_the_general_split(mecab, fixtures_dir,
 
 def test_bounded_eojeol_cache_changes_nothing_but_speed(fixtures_dir):
     text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
-    uncached = Pretokenizer("mecab", cache_size=0)
+    uncached = Pretokenizer("mecab", cache_size=0, language="ko")
     expected = uncached.text(text)
     assert len(uncached._cache) == 0
-    small = Pretokenizer("mecab", cache_size=5)  # evicts again and again
+    small = Pretokenizer("mecab", cache_size=5, language="ko")  # evicts again and again
     assert small.text(text) == expected and small.text(text) == expected
     assert 0 < len(small._cache) <= 5
-    full = Pretokenizer("mecab")
+    full = Pretokenizer("mecab", language="ko")
     assert full.text(text) == expected
     assert full.eojeol_units("가방에") == ("가방", "##에")

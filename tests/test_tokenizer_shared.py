@@ -32,13 +32,13 @@ def test_morpheme_vocab_aligns_better_on_klue_dev(shared_data: Path, tmp_path: P
     for analyzer in ("mecab", "none"):
         pre = tmp_path / f"pre-{analyzer}"
         pre.mkdir()
-        r = PretokenizeStage().run(StageContext(pre, PretokenizeParams(analyzer=analyzer), {"pii": pii}, RECIPE,
+        r = PretokenizeStage().run(StageContext(pre, PretokenizeParams(language="ko", analyzer=analyzer), {"pii": pii}, RECIPE,
                                                 workers=2))
         assert r.funnel.docs_kept == len(docs) and not r.funnel.problems()
         voc = tmp_path / f"vocab-{analyzer}"
         voc.mkdir()
         v = VocabStage().run(StageContext(
-            voc, VocabParams(vocab_size=4000, report_texts=[nli], report_max_texts=300),
+            voc, VocabParams(language="ko", vocab_size=4000, report_texts=[nli], report_max_texts=300),
             {"pretokenize": StageInput("pretokenize", pre, {"meta": r.meta}), "pii": pii}, RECIPE))
         assert v.meta["vocab_size"] == 4000
         report[analyzer] = v.meta["report"]

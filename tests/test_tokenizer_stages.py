@@ -33,7 +33,7 @@ def pii_dir(fixtures_dir, tmp_path_factory) -> Path:
 
 def _pretokenize(pii_dir: Path, out: Path, analyzer: str, workers: int):
     out.mkdir()
-    ctx = StageContext(out_dir=out, params=PretokenizeParams(analyzer=analyzer),
+    ctx = StageContext(out_dir=out, params=PretokenizeParams(language="ko", analyzer=analyzer),
                        inputs={"pii": StageInput("pii", pii_dir, {"meta": {"placeholder_tokens": PLACEHOLDERS}})},
                        recipe=RECIPE, workers=workers)
     return PretokenizeStage().run(ctx)
@@ -127,7 +127,7 @@ def _vocab(pretokenized, analyzer: str, out: Path, fixtures_dir: Path, **params)
     pre_dir, pre_res = pretokenized[analyzer]
     texts = [str(fixtures_dir / "tokenizer" / "nli_dev.json"), str(fixtures_dir / "tokenizer" / "ner_dev.tsv")]
     ctx = StageContext(
-        out_dir=out, params=VocabParams(vocab_size=700, min_frequency=2, report_texts=texts, **params),
+        out_dir=out, params=VocabParams(vocab_size=700, min_frequency=2, report_texts=texts, **{"language": "ko", **params}),
         inputs={"pretokenize": StageInput("pretokenize", pre_dir, {"meta": pre_res.meta}),
                 "pii": StageInput("pii", pre_dir, {"meta": {"placeholder_tokens": PLACEHOLDERS}})},
         recipe=RECIPE)
@@ -166,7 +166,7 @@ def test_vocab_stage_exports_tokenizer_and_report(pretokenized, fixtures_dir, tm
 
 def test_vocab_stage_rejects_undeclared_placeholders(pretokenized, fixtures_dir, tmp_path):
     pre_dir, pre_res = pretokenized["mecab"]
-    ctx = StageContext(out_dir=tmp_path, params=VocabParams(vocab_size=100),
+    ctx = StageContext(out_dir=tmp_path, params=VocabParams(language="ko", vocab_size=100),
                        inputs={"pretokenize": StageInput("pretokenize", pre_dir, {"meta": pre_res.meta}),
                                "pii": StageInput("pii", pre_dir, {"meta": {}})}, recipe=RECIPE)
     with pytest.raises(ValueError, match=r"\[EMAIL\].*\[PERSON\].*\[PHONE\]"):

@@ -18,7 +18,7 @@ PLACEHOLDERS = ["[PHONE]", "[PERSON]", "[EMAIL]"]
 
 
 def _corpus(fixtures_dir: Path, analyzer: str) -> list[str]:
-    pt = Pretokenizer(analyzer, protected=PLACEHOLDERS)
+    pt = Pretokenizer(analyzer, protected=PLACEHOLDERS, language="ko")
     text = (fixtures_dir / "tokenizer" / "corpus.txt").read_text(encoding="utf-8")
     return [pt.text(text)] * 20  # repeated: enough frequency for merges
 

@@ -153,7 +153,7 @@ def test_saved_and_loaded_model_gives_identical_scores(model, sample, tmp_path):
     assert model.predict(texts) == loaded.predict(texts)
     docs = [t for ts in TEXTS.values() for t in ts]
     for level in ("sentence", "document"):
-        assert score_documents(model, docs, level) == score_documents(loaded, docs, level)
+        assert score_documents(model, docs, level, language="ko") == score_documents(loaded, docs, level, language="ko")
     # and the scikit-learn objects' own answer is what the model reports
     raw = model.classifier.predict_proba(model.vectorizer.transform(texts))
     assert np.array_equal(raw[:, [list(model.classifier.classes_).index(lab) for lab in LABELS]], p1)
@@ -196,15 +196,15 @@ def test_text_without_korean_evidence_scores_zero_and_insults_score_high(model):
 def test_sentence_level_keeps_the_most_toxic_sentence_and_its_span(model):
     good, bad = "배우님 연기 최고예요 응원합니다.", "병신 같은 소리 하고 있네 지랄하지 마라."
     text = f"{good}\n{bad}"
-    (sent,) = score_documents(model, [text], "sentence")
-    (alone,) = score_documents(model, [bad], "document")
+    (sent,) = score_documents(model, [text], "sentence", language="ko")
+    (alone,) = score_documents(model, [bad], "document", language="ko")
     assert text[sent.start:sent.end] == bad and sent.score == alone.score and sent.hate == alone.hate
-    (doc,) = score_documents(model, [text], "document")
+    (doc,) = score_documents(model, [text], "document", language="ko")
     assert (doc.start, doc.end) == (0, len(text)) and doc.score < sent.score
-    assert score_documents(model, ["", "  \n "], "sentence")[0].score == 0.0
+    assert score_documents(model, ["", "  \n "], "sentence", language="ko")[0].score == 0.0
     # batches of any size give the same scores
     docs = [t for ts in TEXTS.values() for t in ts]
-    assert score_documents(model, docs, "sentence", batch_chars=1) == score_documents(model, docs, "sentence")
+    assert score_documents(model, docs, "sentence", batch_chars=1, language="ko") == score_documents(model, docs, "sentence", language="ko")
 
 
 def test_baselines():
@@ -222,24 +222,24 @@ BACKGROUND = ("대한민국은 동아시아의 한반도 남부에 위치한 민
 def test_background_prose_is_read_in_order_and_trained_as_none(sample, tmp_path):
     p = tmp_path / "bg.txt"
     p.write_text(BACKGROUND, encoding="utf-8")
-    bg = read_background(p, 3)
+    bg = read_background(p, 3, language="ko")
     assert bg == ["대한민국은 동아시아의 한반도 남부에 위치한 민주공화국이다.", "수도는 서울특별시이다.",
                   "헌법은 국가의 기본 질서를 정한 최고 법규범이다."]
-    assert len(read_background(p, 100)) == 5  # every sentence of at least 10 characters ("짧다." is not)
-    m = train(sample, seed=1, background=read_background(p, 100))
+    assert len(read_background(p, 100, language="ko")) == 5  # every sentence of at least 10 characters ("짧다." is not)
+    m = train(sample, seed=1, background=read_background(p, 100, language="ko"))
     assert m.training["background"] == 5 and m.training["examples"] == 48
     assert m.training["data_sha256"] != train(sample, seed=1).training["data_sha256"]
     p.write_bytes(BACKGROUND.encode() + b"\xff\n")
     with pytest.raises(ValueError, match=rf"^{p}:5: not UTF-8"):
-        read_background(p, 100)
+        read_background(p, 100, language="ko")
 
 
 # ------------------------------------------------------------------------------------------------ the stage
 def test_the_stage_is_off_by_default_and_then_writes_nothing(corpus, tmp_path):
-    res = ToxicityStage().run(ctx(tmp_path / "t", ToxicityParams(), {"decontaminate": corpus}))
+    res = ToxicityStage().run(ctx(tmp_path / "t", ToxicityParams(language="ko"), {"decontaminate": corpus}))
     assert res.funnel is None and res.meta == {"report": {"enabled": False}}
     assert list((tmp_path / "t").iterdir()) == []
-    assert ToxicityStage().fingerprint(ctx(tmp_path / "t", ToxicityParams(), {})) == {}
+    assert ToxicityStage().fingerprint(ctx(tmp_path / "t", ToxicityParams(language="ko"), {})) == {}
 
 
 @pytest.mark.parametrize("params, msg", [
@@ -252,11 +252,11 @@ def test_the_stage_is_off_by_default_and_then_writes_nothing(corpus, tmp_path):
 ])
 def test_params_are_checked(params, msg):
     with pytest.raises(ValueError, match=msg):
-        ToxicityParams(**params)
+        ToxicityParams(**{"language": "ko", **params})
 
 
 def test_the_stage_scores_every_document_with_the_same_bytes_for_1_and_2_workers(corpus, tmp_path):
-    params = ToxicityParams(enabled=True, train_data=str(SAMPLE), action="drop", threshold=0.5)
+    params = ToxicityParams(language="ko", enabled=True, train_data=str(SAMPLE), action="drop", threshold=0.5)
     r1 = ToxicityStage().run(ctx(tmp_path / "w1", params, {"decontaminate": corpus}, workers=1))
     r2 = ToxicityStage().run(ctx(tmp_path / "w2", params, {"decontaminate": corpus}, workers=2))
     b1, b2 = folder_bytes(tmp_path / "w1"), folder_bytes(tmp_path / "w2")
@@ -277,7 +277,7 @@ def test_the_stage_scores_every_document_with_the_same_bytes_for_1_and_2_workers
     assert loaded.seed == RECIPE.seed and loaded.training["examples"] == 48
     scores = all_scores(tmp_path / "w1")
     docs = all_docs(corpus)
-    expect = score_documents(loaded, [d.text for d in docs], "sentence")
+    expect = score_documents(loaded, [d.text for d in docs], "sentence", language="ko")
     assert [scores[d.id].score for d in docs] == [float(np.float32(e.score)) for e in expect]
     rep = r1.meta["report"]
     above = sorted(i for i, s in scores.items() if s.score > 0.5)
@@ -294,7 +294,7 @@ def test_the_stage_scores_every_document_with_the_same_bytes_for_1_and_2_workers
 @pytest.fixture(scope="module")
 def dropped(corpus, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("toxicity-drop")
-    ToxicityStage().run(ctx(out, ToxicityParams(enabled=True, train_data=str(SAMPLE), action="drop",
+    ToxicityStage().run(ctx(out, ToxicityParams(language="ko", enabled=True, train_data=str(SAMPLE), action="drop",
                                                 threshold=0.6), {"decontaminate": corpus}))
     return out
 
@@ -302,7 +302,7 @@ def dropped(corpus, tmp_path_factory) -> Path:
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_threshold_drops_exactly_the_documents_above_it(corpus, no_spans, dropped, tmp_path, enabled):
     inputs = {"decontaminate": corpus, "pii_detect": no_spans, "toxicity": dropped}
-    res = PiiReplaceStage().run(ctx(tmp_path / "pii", PiiReplaceParams(enabled=enabled), inputs))
+    res = PiiReplaceStage().run(ctx(tmp_path / "pii", PiiReplaceParams(language="ko", enabled=enabled), inputs))
     scores = all_scores(dropped)
     above = {i for i, s in scores.items() if s.score > 0.6}
     assert above == set(json.loads((dropped / DROP_FILE).read_text(encoding="utf-8")))
@@ -327,7 +327,7 @@ def test_the_threshold_drops_exactly_the_documents_above_it(corpus, no_spans, dr
 def test_a_background_file_enters_the_model_and_the_key(corpus, tmp_path):
     bg = tmp_path / "bg.txt"
     bg.write_text(BACKGROUND, encoding="utf-8")
-    params = ToxicityParams(enabled=True, train_data=str(SAMPLE), background_data=str(bg), background_sentences=4)
+    params = ToxicityParams(language="ko", enabled=True, train_data=str(SAMPLE), background_data=str(bg), background_sentences=4)
     res = ToxicityStage().run(ctx(tmp_path / "t", params, {"decontaminate": corpus}))
     assert res.meta["report"]["model"]["background_sentences"] == 4
     assert ToxicityModel.load(tmp_path / "t" / "model").training["background"] == 4
@@ -338,7 +338,7 @@ def test_a_background_file_enters_the_model_and_the_key(corpus, tmp_path):
 
 def test_sources_limit_the_drop_and_every_document_is_still_scored(corpus, dropped, tmp_path):
     out = tmp_path / "t"
-    res = ToxicityStage().run(ctx(out, ToxicityParams(enabled=True, train_data=str(SAMPLE), action="drop",
+    res = ToxicityStage().run(ctx(out, ToxicityParams(language="ko", enabled=True, train_data=str(SAMPLE), action="drop",
                                                       threshold=0.6, sources=["news"]), {"decontaminate": corpus}))
     assert all_scores(out) == all_scores(dropped)
     src = {d.id: d.source for d in all_docs(corpus)}
@@ -352,13 +352,13 @@ def test_sources_limit_the_drop_and_every_document_is_still_scored(corpus, dropp
 @pytest.mark.parametrize("enabled", [True, False])
 def test_keep_and_off_leave_the_pii_output_byte_identical(corpus, no_spans, tmp_path, enabled):
     keep = tmp_path / "keep"
-    ToxicityStage().run(ctx(keep, ToxicityParams(enabled=True, train_data=str(SAMPLE)), {"decontaminate": corpus}))
+    ToxicityStage().run(ctx(keep, ToxicityParams(language="ko", enabled=True, train_data=str(SAMPLE)), {"decontaminate": corpus}))
     off = tmp_path / "off"
-    ToxicityStage().run(ctx(off, ToxicityParams(), {"decontaminate": corpus}))
+    ToxicityStage().run(ctx(off, ToxicityParams(language="ko"), {"decontaminate": corpus}))
     assert not (keep / DROP_FILE).exists() and list(keep.glob("scores-*.parquet"))
     outs = {}
     for name, inputs in {"none": {}, "keep": {"toxicity": keep}, "off": {"toxicity": off}}.items():
-        res = PiiReplaceStage().run(ctx(tmp_path / f"pii-{name}", PiiReplaceParams(enabled=enabled),
+        res = PiiReplaceStage().run(ctx(tmp_path / f"pii-{name}", PiiReplaceParams(language="ko", enabled=enabled),
                                         {"decontaminate": corpus, "pii_detect": no_spans, **inputs}))
         outs[name] = (folder_bytes(tmp_path / f"pii-{name}"), res.funnel.to_json(), res.meta)
     assert outs["keep"] == outs["none"] == outs["off"]

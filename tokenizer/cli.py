@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from pipeline.recipe import DEFAULT_LANGUAGE
 from tokenizer.fidelity import report, to_markdown
 
 
@@ -20,7 +21,7 @@ from tokenizer.fidelity import report, to_markdown
 @click.option("--max-texts", type=int, default=None, help="read at most N texts per file")
 @click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="write here, not stdout")
-@click.option("--language", default="ko", show_default=True,
+@click.option("--language", default=DEFAULT_LANGUAGE, show_default=True,
               help="the texts' language: its analyzer gives the morpheme boundaries (corpora/lang)")
 def tokenizer_report(tokenizer_dirs: tuple[str, ...], texts: tuple[str, ...], labels: tuple[str, ...],
                      max_texts: int | None, fmt: str, output: str | None, language: str) -> None:

@@ -49,8 +49,8 @@ def read_texts(path: str | Path, limit: int | None = None) -> list[str]:
     return out[:limit] if limit else out
 
 
-def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 1024,
-             language: str = "ko") -> dict[str, Any]:
+def evaluate(tokenizer_dir: str | Path, texts: Iterable[str], batch_size: int = 1024, *,
+             language: str) -> dict[str, Any]:
     """The metrics of one exported tokenizer (loaded with AutoTokenizer, as a user would) on `texts`.
 
     For a language without spaces (Japanese) a whitespace chunk is a whole clause or line, so the unit of the
@@ -134,7 +134,7 @@ def _unspaced_counts(chunks: list[str], encodings: list[Any], pt: Any, unk_id: i
 
 
 def report(tokenizer_dirs: dict[str, str | Path], text_files: list[str | Path],
-           max_texts_per_file: int | None = None, language: str = "ko") -> dict[str, Any]:
+           max_texts_per_file: int | None = None, *, language: str) -> dict[str, Any]:
     """Metrics of several tokenizers (label -> folder) on the same texts, side by side."""
     texts: list[str] = []
     for f in text_files:

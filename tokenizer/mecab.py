@@ -64,7 +64,7 @@ class MecabAnalyzer:
 
     name = "mecab"
 
-    def __init__(self, language: str = "ko") -> None:
+    def __init__(self, language: str) -> None:
         self._morphemes = get_language(language).morphemes
 
     def surfaces(self, eojeol: str) -> list[str]:
@@ -95,7 +95,7 @@ class NoAnalyzer:
         return ()
 
 
-def make_analyzer(name: str, language: str = "ko") -> Analyzer:
+def make_analyzer(name: str, language: str) -> Analyzer:
     if name == "mecab":
         return MecabAnalyzer(language)
     if name == "none":
@@ -268,7 +268,7 @@ class Pretokenizer:
     kept whole, every unit after the first marked `##` (`_split_unspaced`)."""
 
     def __init__(self, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = (),
-                 cache_size: int = 1 << 18, language: str = "ko"):
+                 cache_size: int = 1 << 18, *, language: str):
         self.analyzer = make_analyzer(analyzer, language) if isinstance(analyzer, str) else analyzer
         self.protect = placeholder_regex(protected)
         self._surfaces = self.analyzer.surfaces
@@ -308,7 +308,7 @@ class Pretokenizer:
 
 
 def pretokenize_text(text: str, analyzer: Analyzer | str = "mecab", protected: Iterable[str] = (),
-                     language: str = "ko") -> str:
+                     *, language: str) -> str:
     """One-off convenience; long runs should keep one `Pretokenizer` for its cache."""
     return Pretokenizer(analyzer, protected, language=language).text(text)
 

@@ -4,10 +4,10 @@ that a bad value is a recipe error.
 Each filter declares its knobs in its own class (`Filter.Knobs`, see `corpora.filters.base`); `Thresholds` has
 the knobs of every filter of `corpora.filters.registry` (registry order, each filter's in its declared order), so
 adding a filter is its module and one registry line. `None` disables one check. The defaults are the filters' own
-and, for the knobs a language states, the Korean pack's (`corpora.lang.ko.DEFAULTS`, where each value's origin is
-cited; `ko` is the recipe's default language). A language's defaults are checked against the declared knobs
-(`language_thresholds`): an unknown knob, a value out of bounds or a language knob left unset is an error naming
-the language and the key. The filter stage's params (`corpora.stages.filter.FilterParams`) extend `Thresholds`
+and, for the knobs a language states, the recipe's default language's (`pipeline.recipe.DEFAULT_LANGUAGE`:
+Korean, `corpora.lang.ko.DEFAULTS`, where each value's origin is cited). A language's defaults are checked against
+the declared knobs (`language_thresholds`): an unknown knob, a value out of bounds or a language knob left unset is
+an error naming the language and the key. The filter stage's params (`corpora.stages.filter.FilterParams`) extend `Thresholds`
 with the stage's own settings; for another `language`, keys the recipe does not set come from that language's
 defaults, else from the filter's.
 """
@@ -26,13 +26,12 @@ from corpora.filters.base import Filter, Frac, NGramFracs
 from corpora.filters.registry import FILTER_CLASSES, RUN_ORDER
 from corpora.lang import get_language
 from corpora.lang.base import Language
+from pipeline.recipe import DEFAULT_LANGUAGE
 from pipeline.registry import Registry, RegistryError
 from pipeline.stage import StageParams
 
 __all__ = ["FILTER_NAMES", "KNOB_DEFAULTS", "KNOB_OWNERS", "THRESHOLD_KEYS", "Frac", "NGramFracs", "Thresholds",
            "language_thresholds", "thresholds_model"]
-
-DEFAULT_LANGUAGE = "ko"
 
 
 def thresholds_model(filters: Registry[type[Filter]], defaults: Mapping[str, Any] | None = None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from corpora.filters.base import Filter
 from pipeline.registry import Registry, RegistryError
 
 if TYPE_CHECKING:
@@ -19,6 +18,9 @@ if TYPE_CHECKING:
 
 def check_filter(name: str, cls: type[Filter]) -> None:
     """A registry entry must be a `Filter` class whose `name` is the entry's."""
+    # lazy: a real cycle (base's package runs corpora/filters/__init__.py -> params -> this registry)
+    from corpora.filters.base import Filter
+
     if not (isinstance(cls, type) and issubclass(cls, Filter)):
         raise RegistryError(f"filter {name!r} is registered as {cls!r}, which is not a Filter class")
     if getattr(cls, "name", None) != name:

@@ -1,8 +1,13 @@
-"""The `Language` interface: everything the curation stages need to know about one language.
+"""The `Language` interface: everything the pipeline needs to know about one language.
 
-Why an interface: normalization form, script test, word and sentence splitting, boilerplate patterns and
-filter thresholds all differ between languages; keeping them in one object per language means a second
-language is one new module (see `corpora.lang.ko`), not edits across filters, dedup and decontamination.
+Why an interface: normalization form, script test, word and sentence splitting, boilerplate patterns, filter
+thresholds, morphemes, PII recognizers and surrogates, the model card's example and the evaluation suite all
+differ between languages; keeping them in one folder per language (`corpora/lang/<code>/`, its `Language`
+registered once in `corpora.lang.LANGUAGES`) means a second language is one new folder, not edits across
+filters, dedup, decontamination, PII, the tokenizer and the card.
+
+`PackFacts` is here, not in `corpora.pii`: it is what a language states about its PII pack without importing
+it (a pack imports presidio), so a language's `__init__` can state it with nothing but this light module.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 _NON_LETTER = re.compile(r"[\W\d_]+")
@@ -26,8 +32,41 @@ def append_stripped(out: list[tuple[int, int]], line: str, a: int, b: int) -> No
         out.append((a, b))
 
 
+@dataclass(frozen=True)
+class PackFacts:
+    """What the light parts of the pipeline (recipe validation, the replace stage, stage keys, the CLI) need of a
+    language's PII pack without importing it (a pack imports presidio): a language's `Language.pii`. The pack
+    itself (`pack`) holds the recognizers; everything else that differs by language is here, so no module
+    outside the language folders branches on a language code.
+
+    - `pack`: "module:attr" of the language's `corpora.pii.common.PiiLanguage` (its recognizers), imported by
+      `corpora.pii.engine.pii_language` on first use.
+    - `types`, `optional`: what the pack detects by default, and only when named in `optional_types`.
+    - `structured`: the structured identifiers among `types` (the evaluation's `structured` row).
+    - `faker_locale`: Faker's locale for the surrogates of names, e-mails and addresses.
+    - `surrogates`: "module:function" of the pack's own surrogates for the types whose format or grammar is its
+      own (`(type, original, rng, faker, after) -> str | None`, `after` the text right after the span; None: the
+      shared rules of `corpora/pii/surrogates.py`).
+    - `key_packages`: the distributions whose versions are part of the `pii_detect` stage's key (data the pack
+      reads at run time: a MeCab dictionary, python-stdnum's checks).
+    - `presidio_region`, `presidio_recognizers`: for the baseline of presidio's shipped recognizers, the phone
+      region its PhoneRecognizer must be given and the country-specific recognizer classes it ships.
+    """
+
+    pack: str
+    types: tuple[str, ...]
+    faker_locale: str
+    presidio_region: str
+    optional: tuple[str, ...] = ()
+    structured: tuple[str, ...] = ()
+    surrogates: str | None = None
+    key_packages: tuple[str, ...] = ()
+    presidio_recognizers: tuple[str, ...] = ()
+
+
 class Language:
-    """Base class; subclasses set the ClassVars and may override the splitters."""
+    """Base class; subclasses set the ClassVars and may override the splitters. One instance per language, in
+    its folder's `__init__.py`, registered in `corpora.lang.LANGUAGES`."""
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -48,6 +87,13 @@ class Language:
     # (the same for every language) may be. Checked by `corpora.filters.params.language_thresholds`: an unknown
     # knob or a value out of bounds is an error naming the language and the key.
     default_thresholds: ClassVar[dict[str, Any]] = {}
+    # its PII pack (recognizers, surrogates, light facts), or None: a language without one cannot run the
+    # `pii_detect` stage (its params refuse the language: "no PII recognizers for language ...")
+    pii: ClassVar[PackFacts | None] = None
+    # the model card's fill-mask example, with `{mask}` where the mask token goes (None: the card has none)
+    card_example: ClassVar[str | None] = None
+    # the fine-tuning suite of the language's benchmark (`finetune.registry.SUITES`; None: none registered)
+    evaluation_suite: ClassVar[str | None] = None
 
     # ---- characters -------------------------------------------------------------------------------
     def letter_count(self, text: str) -> int:
@@ -102,7 +148,8 @@ class Language:
         return out
 
     # ---- morphemes (pre-tokenization) ------------------------------------------------------------------
-    # the PyPI distribution of the MeCab dictionary `morphemes` uses (fingerprinted in the pretokenize key)
+    # the PyPI distribution of the MeCab dictionary `morphemes` uses (fingerprinted in the pretokenize key;
+    # the `pretokenize` stage refuses a language without one)
     mecab_dictionary: ClassVar[str | None] = None
 
     def morphemes(self, chunk: str) -> list[str]:  # pragma: no cover - abstract

@@ -20,8 +20,9 @@ from corpora.pii.types import (
 from corpora.readers.jsonl import iter_text_records
 from pipeline import io
 from pipeline.plugins import PluginGroup
+from pipeline.recipe import DEFAULT_LANGUAGE
 
-_language_option = click.option("--language", "-l", type=click.Choice(tuple(PACKS)), default="ko",
+_language_option = click.option("--language", "-l", type=click.Choice(tuple(PACKS)), default=DEFAULT_LANGUAGE,
                                 show_default=True,
                                 help="the PII pack: ko (Korean), ja (Japanese; needs the `ja` extra)")
 
@@ -42,6 +43,7 @@ def detect(input_path: Path, output: Path, text_field: str, threshold: float, la
     """Detect PII spans in every record of IN.jsonl."""
     from tqdm.auto import tqdm
 
+    # lazy: presidio and spaCy (corpora.pii.engine): `klue pii --help` stays light
     from corpora.pii.engine import PiiDetector
     try:
         det = PiiDetector(threshold=threshold, language=language)
@@ -79,6 +81,7 @@ def eval_(gold: tuple[Path, ...], baselines: tuple[str, ...], optional_types: st
     two match rules (overlap; >= 80 % of the gold span's characters covered), and throughput (CPU seconds of
     this process), per gold file, for the language's detector and the baselines. JSON: {file: {detector:
     scores}}."""
+    # lazy: presidio and spaCy (corpora.pii.engine): `klue pii --help` stays light
     from corpora.pii.engine import PiiDetector
     extra = tuple(t.strip() for t in optional_types.split(",") if t.strip())
     try:

@@ -1,13 +1,13 @@
 """The offline PII analyzer: presidio's AnalyzerEngine with no NLP model, and a faster detector that runs the
-very same recognizers, for each language that has a PII pack (`PII_LANGUAGES`: Korean, Japanese).
+very same recognizers, for each language that has a PII pack (`Language.pii`: Korean, Japanese).
 
 `build_analyzer` wires presidio fully offline: a `NoOpNlpEngine` (no spaCy model, nothing downloaded), a
 registry holding only the language's recognizers, and `KoreanContextEnhancer` (context words by substring,
 since there are no lemmas; Japanese, which writes no spaces between words either, uses it as it is). It is the
 reference implementation and the benchmark baseline.
 
-A language is one pack (`common.PiiLanguage`: `corpora.pii.ko`, `corpora.pii.ja`) named in `PII_LANGUAGES`,
-and its light facts (types, locale, key packages) in `types.PACKS`; nothing else here is language-specific.
+A language's pack is a `common.PiiLanguage` in its folder (`corpora.lang.ko.pii`, `corpora.lang.ja.pii`), named
+with its light facts (types, locale, key packages) by its `Language.pii`; nothing else here is language-specific.
 
 `PiiDetector.detect` gives the same findings faster: a pattern is run only where it can start (near digits for
 number patterns, near administrative-unit words for addresses, and only when '@' / '://' / ':' occur for
@@ -36,8 +36,9 @@ from corpora.pii.types import (  # noqa: F401  (ALL_TYPES, KNOWN_TYPES, STRUCTUR
     STRUCTURED_TYPES,
     known_types,
     language_types,
+    pack_facts,
 )
-from pipeline.registry import Registry
+from pipeline.registry import RegistryError, import_target
 
 DEFAULT_THRESHOLD = 0.4
 
@@ -62,19 +63,28 @@ class DocTimeout(Exception):
     """A document took longer than the per-document limit."""
 
 
-# language code -> its PII pack, imported on first use (the Japanese one needs the `ja` extra: unidic-lite)
-PII_LANGUAGES: Registry[PiiLanguage] = Registry("PII language", {"ko": "corpora.pii.ko:KOREAN",
-                                                                 "ja": "corpora.pii.ja:JAPANESE"})
+_packs: dict[str, PiiLanguage] = {}  # language code -> its PII pack, imported on first use
 
 
 def pii_language(language: str) -> PiiLanguage:
-    """The PII pack of `language`; a ValueError naming the languages that have one."""
-    language_types(language)  # the error message that lists the languages with a pack
-    return PII_LANGUAGES.get(language)
+    """The PII pack of `language` (`Language.pii.pack`, imported on first use: the Japanese one needs the `ja`
+    extra, unidic-lite); a ValueError naming the languages that have one."""
+    pack = _packs.get(language)
+    if pack is None:
+        target = pack_facts(language).pack  # the error message that lists the languages with a pack
+        try:
+            pack = import_target(target)
+        except (ImportError, AttributeError) as e:
+            raise RegistryError(f"the PII pack of language {language!r} is declared as {target} but cannot be "
+                                f"imported: {type(e).__name__}: {e}") from None
+        if not isinstance(pack, PiiLanguage) or pack.code != language:
+            raise RegistryError(f"{target} is not the PiiLanguage of language {language!r}")
+        _packs[language] = pack
+    return pack
 
 
-def build_recognizers(types: list[str] | tuple[str, ...] | None = None,
-                      language: str = "ko") -> list[EntityRecognizer]:
+def build_recognizers(types: list[str] | tuple[str, ...] | None = None, *,
+                      language: str) -> list[EntityRecognizer]:
     """The recognizers of `types` for `language` (default: the language's default types; its optional types
     only when named)."""
     default, _ = language_types(language)
@@ -89,7 +99,7 @@ def build_recognizers(types: list[str] | tuple[str, ...] | None = None,
 
 
 def build_analyzer(recognizers: list[EntityRecognizer] | None = None,
-                   threshold: float = DEFAULT_THRESHOLD, language: str = "ko") -> AnalyzerEngine:
+                   threshold: float = DEFAULT_THRESHOLD, *, language: str) -> AnalyzerEngine:
     """A presidio AnalyzerEngine for `language` that loads no model and touches no network. It analyzes the
     text as given: for Japanese, its pattern recognizers fold full-width digits themselves, but context words
     are looked up in the raw text (`PiiDetector` folds first, so its context sees ＴＥＬ as TEL)."""
@@ -200,10 +210,10 @@ class PiiDetector:
     reused)."""
 
     def __init__(self, types: list[str] | tuple[str, ...] | None = None, threshold: float = DEFAULT_THRESHOLD,
-                 doc_timeout_s: float | None = None, language: str = "ko"):
+                 doc_timeout_s: float | None = None, *, language: str):
         self.language = language
         self.pack = pii_language(language)
-        self.recognizers = build_recognizers(types, language)
+        self.recognizers = build_recognizers(types, language=language)
         self.entities = sorted({r.supported_entities[0] for r in self.recognizers})
         self.threshold = threshold
         self.doc_timeout_s = doc_timeout_s
@@ -223,7 +233,7 @@ class PiiDetector:
     @cached_property
     def analyzer(self) -> AnalyzerEngine:
         """Presidio's engine over the same recognizer objects (reference and benchmark baseline)."""
-        return build_analyzer(self.recognizers, self.threshold, self.language)
+        return build_analyzer(self.recognizers, self.threshold, language=self.language)
 
     # -- fast path -------------------------------------------------------------------------------------------
     def detect(self, text: str) -> list[Span]:

@@ -26,16 +26,16 @@ from typing import Any
 from corpora.pii.resolve import Span, resolve_overlaps
 from corpora.pii.types import (
     ALL_TYPES,
-    JA_STRUCTURED_TYPES,
     PACKS,
     STRUCTURED_TYPES,
     default_types,
     pack_facts,
+    structured_types,
 )
 
-# The `structured` row: Korean's structured types, then the Japanese ones Korean lacks (a detector targets only
-# its own language's types, so each language's row is its own).
-_STRUCTURED_ANY = STRUCTURED_TYPES + tuple(t for t in JA_STRUCTURED_TYPES if t not in STRUCTURED_TYPES)
+# The `structured` row: every language's structured types, in registry order (a detector targets only its own
+# language's types, so each language's row is its own).
+_STRUCTURED_ANY = structured_types()
 
 
 def read_gold(path: Path) -> list[dict]:
@@ -127,14 +127,11 @@ def score(gold_docs: Iterable[list[tuple[int, int, str]]],
             "untargeted_gold": {t: n_gold[t] for t in sorted(n_gold) if t not in targeted}}
 
 
-def evaluate_file(path: Path, detector=None) -> dict:
+def evaluate_file(path: Path, detector) -> dict:
     """Scores of `detector` (anything with `detect(text) -> spans with start, end, type` and an `entities`
-    list; default: the Korean detector) on a gold file, and its throughput there: CPU seconds of this process
+    list: a `PiiDetector` of the file's language) on a gold file, and its throughput there: CPU seconds of this process
     for the whole file after one warm-up document (what loads lazily, MeCab or compiled patterns, is not
     counted), documents and MB (UTF-8) a second."""
-    from corpora.pii.engine import PiiDetector
-
-    detector = detector or PiiDetector()
     docs = read_gold(path)
     if docs:
         detector.detect(docs[0]["text"])
@@ -166,7 +163,7 @@ class PresidioShipped:
     Offline: `NoOpNlpEngine`, presidio's default context enhancer (which finds no lemmas in Korean or Japanese,
     so context words have no effect: that is how presidio ships for a language without a model)."""
 
-    def __init__(self, threshold: float = 0.4, language: str = "ko"):
+    def __init__(self, threshold: float = 0.4, *, language: str):
         import tldextract
         from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
         from presidio_analyzer import predefined_recognizers as pr
@@ -345,10 +342,12 @@ def klue_sentences(data_dir: Path) -> dict[str, list[str]]:
 
 
 def structured_false_positives(sentences: list[str], detector=None) -> dict:
-    """Share of sentences with any structured-identifier span (on de-identified text, all are false)."""
+    """Share of sentences with any Korean structured-identifier span (on KLUE's de-identified text, all are
+    false); `detector` defaults to the Korean detector of those types (the sentences are KLUE's: Korean)."""
+    # lazy: presidio and spaCy (corpora.pii.engine)
     from corpora.pii.engine import PiiDetector
 
-    detector = detector or PiiDetector(types=list(STRUCTURED_TYPES))
+    detector = detector or PiiDetector(types=list(STRUCTURED_TYPES), language="ko")
     hit = 0
     per_type: Counter = Counter()
     examples: list[dict[str, Any]] = []

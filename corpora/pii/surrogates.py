@@ -22,7 +22,7 @@ from corpora.pii.types import PACKS, owner, pack_facts
 _fakers: dict[str, object] = {}
 
 
-def _faker(locale: str = "ko_KR"):
+def _faker(locale: str):
     f = _fakers.get(locale)
     if f is None:
         from faker import Faker
@@ -91,9 +91,9 @@ def _phone_like(original: str, rng: random.Random) -> str:
     return original[:k] + reshape(original[k:], rng)
 
 
-def make_surrogate(type_: str, original: str, rng: random.Random, language: str = "ko", after: str = "") -> str:
+def make_surrogate(type_: str, original: str, rng: random.Random, language: str, after: str = "") -> str:
     """A fake of `type_` for `original`; `after`, the text right after the span, lets a pack fit the fake to
-    what follows (Korean: the final sound a particle needs, `ko_surrogates.py`)."""
+    what follows (Korean: the final sound a particle needs, corpora/lang/ko/surrogates.py)."""
     f = _faker(_locale(language))
     own = _pack_surrogate(type_, language)
     if own is not None:
@@ -138,7 +138,7 @@ class DocSurrogates:
     after it once (ungrammatical one way or the other) gets the first occurrence's class for both.
     """
 
-    def __init__(self, seed: int, doc_id: str, language: str = "ko"):
+    def __init__(self, seed: int, doc_id: str, language: str):
         self.rng = random.Random(xxhash.xxh64_intdigest(f"{seed}\x1f{doc_id}".encode()))
         self._faker_seed = self.rng.getrandbits(32)
         self._cache: dict[tuple[str, str], str] = {}

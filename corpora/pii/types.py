@@ -1,69 +1,43 @@
-"""The PII types this package detects, per language. A light module: recipe validation and the replace stage
-need the names without importing presidio (whose import pulls in transformers, seconds per process)."""
+"""The PII types detected, per language: a view of the languages' `Language.pii` (`corpora.lang.LANGUAGES`;
+each language states its types in its own folder, `corpora/lang/<code>/__init__.py`). A light module: recipe
+validation and the replace stage need the names without importing presidio (whose import pulls in transformers,
+seconds per process)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 
-ALL_TYPES = ("PERSON", "PHONE", "FAX", "RRN", "FRN", "CORP_REG", "BUSINESS_REG", "DRIVER_LICENSE", "PASSPORT",
-             "CARD", "ACCOUNT", "MEDICAL_INSURANCE", "VEHICLE", "EMAIL", "URL", "IP", "ADDRESS")
-STRUCTURED_TYPES = ("PHONE", "FAX", "RRN", "FRN", "EMAIL", "URL", "IP", "CARD", "ACCOUNT", "PASSPORT",
-                    "DRIVER_LICENSE", "BUSINESS_REG", "CORP_REG")
-# Off by default (an ablation may want them; `pii_detect: {optional_types: [...]}`): 5-digit postal codes in an
-# address context, dates of birth (labelled, or followed by 생), ages (`34세`, `만 18세 이상`, `60대 후반`).
-# The names are the shared evaluation file's labels.
-OPTIONAL_TYPES = ("POSTAL_CODE", "DT_BIRTH", "AGE")
+from corpora.lang import LANGUAGES
+from corpora.lang.base import PackFacts
+from corpora.lang.ko import PII_OPTIONAL_TYPES, PII_STRUCTURED_TYPES, PII_TYPES
 
-# Japanese (corpora/pii/ja): the types shared with Korean where the thing is the same (a phone number, an
-# address, a name), and two of its own: MY_NUMBER (個人番号, 12 digits with a check digit; it encodes nothing,
-# unlike a resident registration number, and the law gives it its own category, 特定個人情報) and
-# CORPORATE_NUMBER (法人番号, 13 digits, the tax agency's number of a legal entity, and 会社法人等番号, the
-# commercial registry's 12 digits). Postal codes are on by default here: seven digits name a block of streets
-# (a Korean postal code names a district), and `〒` marks them unambiguously.
-JA_TYPES = ("PERSON", "PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "POSTAL_CODE", "CARD", "EMAIL", "URL", "IP",
-            "ADDRESS")
-# The structured identifiers of the evaluation's `structured` row (postal codes are left out, as in Korean).
-JA_STRUCTURED_TYPES = ("PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "CARD", "EMAIL", "URL", "IP")
+# The Korean pack's lists under the names the callers written before the language folders use (the replace
+# stage's fallback, the evaluation's tests); the lists themselves are corpora/lang/ko/__init__.py's.
+ALL_TYPES = PII_TYPES
+STRUCTURED_TYPES = PII_STRUCTURED_TYPES
+OPTIONAL_TYPES = PII_OPTIONAL_TYPES
 
 
-@dataclass(frozen=True)
-class PackFacts:
-    """What the light parts of the pipeline (recipe validation, the replace stage, stage keys, the CLI) need of a
-    language's PII pack without importing it (a pack imports presidio). The pack itself (`engine.PII_LANGUAGES`)
-    holds the recognizers; everything else that differs by language is here, so no module outside the packs
-    branches on a language code.
+class _Packs(Mapping[str, PackFacts]):
+    """language code -> the facts of its PII pack, for every registered language that has one (in registry order;
+    iterating imports each language's `__init__`, which is light)."""
 
-    - `types`, `optional`: what the pack detects by default, and only when named in `optional_types`.
-    - `faker_locale`: Faker's locale for the surrogates of names, e-mails and addresses.
-    - `surrogates`: "module:function" of the pack's own surrogates for the types whose format or grammar is its
-      own (`(type, original, rng, faker, after) -> str | None`, `after` the text right after the span; None: the
-      shared rules of `surrogates.py`).
-    - `key_packages`: the distributions whose versions are part of the `pii_detect` stage's key (data the pack
-      reads at run time: a MeCab dictionary, python-stdnum's checks).
-    - `presidio_region`, `presidio_recognizers`: for the baseline of presidio's shipped recognizers, the phone
-      region its PhoneRecognizer must be given and the country-specific recognizer classes it ships.
-    """
+    def __getitem__(self, code: str) -> PackFacts:
+        facts = LANGUAGES.get(code).pii if code in LANGUAGES else None
+        if facts is None:
+            raise KeyError(code)
+        return facts
 
-    types: tuple[str, ...]
-    faker_locale: str
-    presidio_region: str
-    optional: tuple[str, ...] = ()
-    surrogates: str | None = None
-    key_packages: tuple[str, ...] = ()
-    presidio_recognizers: tuple[str, ...] = ()
+    def __iter__(self) -> Iterator[str]:
+        return (code for code, lang in LANGUAGES.items() if lang.pii is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-PACKS: dict[str, PackFacts] = {
-    "ko": PackFacts(ALL_TYPES, "ko_KR", "KR", optional=OPTIONAL_TYPES,
-                    surrogates="corpora.pii.ko_surrogates:surrogate",  # names fit the particle after them
-                    presidio_recognizers=("KrRrnRecognizer", "KrFrnRecognizer", "KrBrnRecognizer",
-                                          "KrDriverLicenseRecognizer", "KrPassportRecognizer")),
-    "ja": PackFacts(JA_TYPES, "ja_JP", "JP", surrogates="corpora.pii.ja.surrogates:surrogate",
-                    key_packages=("mecab-python3", "unidic-lite", "python-stdnum")),
-}
+PACKS: Mapping[str, PackFacts] = _Packs()
 # Every type some language can emit: what the replace stage (language-blind) accepts in `types`.
-KNOWN_TYPES = ALL_TYPES + OPTIONAL_TYPES + tuple(
-    t for p in PACKS.values() for t in p.types + p.optional if t not in ALL_TYPES + OPTIONAL_TYPES)
+KNOWN_TYPES = tuple(dict.fromkeys(t for p in PACKS.values() for t in p.types + p.optional))
 
 
 def pack_facts(language: str) -> PackFacts:
@@ -90,11 +64,21 @@ def language_types(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return facts.types, facts.optional
 
 
-def default_types(language: str = "ko") -> tuple[str, ...]:
+def default_types(language: str) -> tuple[str, ...]:
     return language_types(language)[0]
 
 
-def known_types(language: str = "ko") -> tuple[str, ...]:
+def known_types(language: str) -> tuple[str, ...]:
     """The types `language`'s recognizers can emit (default and optional)."""
     default, optional = language_types(language)
     return default + optional
+
+
+def structured_types() -> tuple[str, ...]:
+    """The structured identifiers of every language with a PII pack (the evaluation's `structured` row: each
+    detector targets only its own language's, so each language's row is its own), in registry order."""
+    return tuple(dict.fromkeys(t for p in PACKS.values() for t in p.structured))
+
+
+__all__ = ["ALL_TYPES", "KNOWN_TYPES", "OPTIONAL_TYPES", "PACKS", "STRUCTURED_TYPES", "PackFacts", "default_types",
+           "known_types", "language_types", "owner", "pack_facts", "structured_types"]

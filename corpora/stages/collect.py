@@ -62,7 +62,8 @@ from corpora.shards import (
 from corpora.sources import SourceSpec
 from pipeline.filehash import file_digests
 from pipeline.io import atomic_file, atomic_path
-from pipeline.stage import Funnel, RecipeView, Stage, StageContext, StageParams, StageResult
+from pipeline.release.licenses import classify
+from pipeline.stage import Funnel, FunnelSum, RecipeView, Stage, StageContext, StageParams, StageResult
 
 WORK_DIR = "_work"
 PARTS_DIR = f"{WORK_DIR}/parts"
@@ -289,9 +290,7 @@ class CollectStage(Stage[CollectParams]):
 
     @classmethod
     def recipe_warnings(cls, recipe: RecipeView) -> list[str]:
-        """A source without a licence: the model card then says the licence is unknown (corpora/licenses.py)."""
-        from corpora.licenses import classify
-
+        """A source without a licence: the model card then says the licence is unknown (pipeline/release/licenses.py)."""
         return [f"sources.{i}.license: source {spec.name!r} has no licence; the model card will say the licence "
                 f"of the text is unknown (set e.g. license: \"CC BY-SA 4.0\")"
                 for i, spec in enumerate(recipe.sources) if classify(spec.name, spec.license).missing]
@@ -335,12 +334,11 @@ class CollectStage(Stage[CollectParams]):
         results |= _run_all(ctx, [u.tasks[0] for u in broken], "collect: damaged files")
 
         summaries = {spec.name: _SourceSummary(files=len(f)) for spec, f in zip(sources, files, strict=True)}
-        funnel = Funnel()
-        by_source = {spec.name: Funnel() for spec in sources}
+        funnels = FunnelSum(spec.name for spec in sources)  # every source, even one that read nothing
         for unit in units:
             for r in (results[t.tid] for t in unit.tasks):
-                funnel.add(r.funnel)
-                by_source[unit.spec.name].add(r.funnel)
+                funnels.add_funnels(r.funnel, {unit.spec.name: r.funnel})
+        funnel, by_source = funnels.funnel, funnels.by_source
         n_shards, rechunk = _number_shards(out, units, results, summaries, params.shard_docs)
         if rechunk:
             for _ in ctx.map(_write_shard, rechunk, desc="collect: re-chunking split files"):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.io import write_jsonl
-from pipeline.stage import Funnel, StageResult
+from pipeline.stage import Funnel, FunnelSum, StageResult
 
 EXCERPT = 500  # characters of a dropped document kept in samples.jsonl
 
@@ -58,16 +58,15 @@ class ShardReport:
 
 
 def merge(reports: list[ShardReport], k: int) -> ShardReport:
-    out = ShardReport()
+    out, funnels = ShardReport(), FunnelSum()
     for r in reports:
-        out.funnel.add(r.funnel)
-        for s, f in sorted(r.by_source.items()):
-            out.source(s).add(f)
+        funnels.add_funnels(r.funnel, dict(sorted(r.by_source.items())))
         for t, c in r.counters.items():
             out.counters.setdefault(t, Counter()).update(c)
         for reason, lst in r.samples.items():
             for rec in lst:
                 out.sample(reason, k, rec)
+    out.funnel, out.by_source = funnels.funnel, funnels.by_source
     return out
 
 

@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from corpora.lang import LanguageCode
+from corpora.benchmarks import iter_texts
+from corpora.decontaminate import BenchmarkIndex, word_hashes, word_spans
+from corpora.lang import LanguageCode, get_language
 from corpora.shards import Doc, iter_docs, list_shards, meta_json, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
 from pipeline.filehash import file_digests
@@ -41,7 +43,7 @@ class DecontaminateParams(StageParams):
     n: int = Field(13, ge=1, le=64, description="word n-gram length")
     min_words: int = Field(5, ge=1, description="benchmark texts shorter than n match whole if at least this long")
     mode: Literal["drop", "flag", "sentences"] = "drop"
-    language: LanguageCode = "ko"
+    language: LanguageCode  # the recipe's `language:` (pipeline.recipe), never a default
 
     @field_validator("benchmarks")
     @classmethod
@@ -63,9 +65,6 @@ _MATCH_BATCH = 512  # documents matched at once (`BenchmarkIndex.masks`): ~2 MB 
 
 
 def _decon_shard(task: tuple[Path, Path, Path, list[str], DecontaminateParams]) -> ShardReport:
-    from corpora.decontaminate import BenchmarkIndex, word_hashes, word_spans
-    from corpora.lang import get_language
-
     in_path, out_dir, index_path, names, params = task
     index = BenchmarkIndex.load(index_path, names)
     lang = get_language(params.language)
@@ -151,14 +150,10 @@ class DecontaminateStage(Stage[DecontaminateParams]):
         return out
 
     def run(self, ctx: StageContext[DecontaminateParams]) -> StageResult:
-        from corpora.benchmarks import iter_texts
-        from corpora.decontaminate import BenchmarkIndex
-
         params = ctx.params
         for b in params.benchmarks:
             if not b.resolved().is_file():
                 raise FileNotFoundError(f"decontaminate: benchmark {b.label()!r}: file not found: {b.resolved()}")
-        from corpora.lang import get_language
 
         index = BenchmarkIndex.build(((b.label(), iter_texts(b.resolved(), b.format)) for b in params.benchmarks),
                                      n=params.n, min_words=params.min_words, lang=get_language(params.language))

@@ -9,6 +9,16 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field, model_validator
 
+from corpora.dedup import (
+    ROW_BITS,
+    component_roots,
+    doc_signature,
+    exact_key,
+    hash_ranges,
+    optimal_bands,
+    partition_edges,
+    sorted_columns,
+)
 from corpora.shards import Doc, iter_docs, list_shards, meta_json, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
 from pipeline.io import JsonlWriter
@@ -37,8 +47,6 @@ class DedupParams(StageParams):
         return self
 
     def band_rows(self) -> tuple[int, int]:
-        from corpora.dedup import optimal_bands
-
         if self.bands is not None and self.rows is not None:
             return self.bands, self.rows
         return optimal_bands(self.threshold, self.num_perm)
@@ -55,8 +63,6 @@ def _files(work: Path, stem: str) -> dict[str, Path]:
 
 def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> int:
     """Phase 1, per shard: ids, and the exact keys and each LSH band's hashes, each sorted (with their rows)."""
-    from corpora.dedup import doc_signature, exact_key, sorted_columns
-
     in_path, work, params, bands, rows, seed = task
     ids: list[str] = []
     keys: list[int] = []
@@ -80,8 +86,6 @@ def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> in
 
 def _dedup_edges(task: tuple[list[tuple[int, str, str]], int, int, int, str | None, str]) -> int:
     """Phase 2, per (band, hash range): duplicate edges from the slices of every shard's sorted file."""
-    from corpora.dedup import partition_edges
-
     files, band, lo, hi, exclude_path, out = task
     shards = [(si, np.load(h, mmap_mode="r")[band], np.load(r, mmap_mode="r")[band]) for si, h, r in files]
     exclude = np.load(exclude_path) if exclude_path else None
@@ -138,8 +142,6 @@ class DedupStage(Stage[DedupParams]):
     shard_resume = True  # a rerun after a kill runs only the tasks of each phase that had not finished
 
     def run(self, ctx: StageContext[DedupParams]) -> StageResult:
-        from corpora.dedup import ROW_BITS, component_roots, hash_ranges
-
         params = ctx.params
         shards = list_shards(ctx.inputs["filter"].path)
         bands, rows = params.band_rows()

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from corpora.filters import FilterChain
 from corpora.filters.params import (
     FILTER_NAMES,
     KNOB_DEFAULTS,
@@ -30,7 +31,7 @@ class FilterParams(Thresholds):
     normalization, the filter order and `per_source` overrides of any threshold for one source, e.g.
     `per_source: {nsmc: {min_chars: 10}}`."""
 
-    language: LanguageCode = "ko"
+    language: LanguageCode  # the recipe's `language:` (pipeline.recipe), never a default
     normalization: Literal["NFC", "NFKC", "none"] | None = None  # None: the language's form (Korean: NFC)
     max_blank_lines: int = Field(1, ge=0, le=100)
     # filters run in this order (default: corpora/filters/registry.py's RUN_ORDER, then any other registered
@@ -61,7 +62,7 @@ class FilterParams(Thresholds):
         """The thresholds for one source: filter defaults < language defaults < recipe keys < per_source."""
         lang = language_thresholds(get_language(self.language))
         base = {k: getattr(self, k) for k in THRESHOLD_KEYS}
-        # the field defaults are the filters' overlaid with Korean's (tests check they equal corpora/lang/ko.py's),
+        # the field defaults are the filters' overlaid with Korean's (tests check they equal corpora/lang/ko/__init__.py's),
         # so for Korean this changes nothing; for another language, every key the recipe does not set comes from
         # that language's defaults, else from the filter's
         base.update({k: v for k, v in {**KNOB_DEFAULTS, **lang}.items() if k not in self.model_fields_set})
@@ -73,8 +74,6 @@ class FilterParams(Thresholds):
 
 
 def _filter_shard(task: tuple[Path, Path, FilterParams, dict[str, int]]) -> ShardReport:
-    from corpora.filters import FilterChain
-
     in_path, out_dir, params, source_min = task
     rep = ShardReport()
     chains: dict[str, FilterChain] = {}

@@ -22,12 +22,33 @@ import pyarrow.parquet as pq
 from pydantic import Field
 
 from corpora.lang import LanguageCode
+from corpora.pii.replace import (
+    DiffCounts,
+    density,
+    placeholder_substitute,
+    placeholder_token,
+    replace_spans,
+    select,
+    surrogate_substitute,
+)
 from corpora.pii.spans import FAILED_FILE, read_spans, spans_name
+from corpora.pii.surrogates import DocSurrogates
+from corpora.pii.types import KNOWN_TYPES, default_types
 from corpora.shards import Doc, iter_docs, list_shards, write_docs
 from corpora.toxicity.scores import DROP_FILE as TOXICITY_DROP_FILE
 from corpora.toxicity.scores import DROP_REASON as TOXICITY_REASON
 from pipeline import io
-from pipeline.stage import ArmOutput, Funnel, ReportSection, Stage, StageContext, StageParams, StageResult
+from pipeline.plots import md_table
+from pipeline.stage import (
+    ArmOutput,
+    Funnel,
+    FunnelSum,
+    ReportSection,
+    Stage,
+    StageContext,
+    StageParams,
+    StageResult,
+)
 
 DIFF_FILE = "diff.json"
 
@@ -39,28 +60,16 @@ class PiiReplaceParams(StageParams):
     drop_density: float = Field(default=0.1, gt=0, le=1,
                                 description="drop mode: drop documents whose PII characters exceed this share")
     seed: int | None = Field(default=None, description="surrogate seed; None: the recipe seed")
-    language: LanguageCode = Field(default="ko", description="surrogate mode: fake values in this language's formats")
+    language: LanguageCode = Field(description="surrogate mode: fake values in this language's formats")
 
     def model_post_init(self, __context) -> None:
         if self.types is not None:
-            from corpora.pii.types import KNOWN_TYPES
-
             unknown = sorted(set(self.types) - set(KNOWN_TYPES))
             if unknown:
                 raise ValueError(f"pii.types: unknown PII types {unknown}; known: {list(KNOWN_TYPES)}")
 
 
 def _replace_shard(task: tuple) -> dict:
-    from corpora.pii.replace import (
-        DiffCounts,
-        density,
-        placeholder_substitute,
-        replace_spans,
-        select,
-        surrogate_substitute,
-    )
-    from corpora.pii.surrogates import DocSurrogates
-
     in_path, spans_path, out_path, params, seed, failed, toxic = task
     p = PiiReplaceParams(**params)
     failed = set(failed)
@@ -133,13 +142,10 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
     variant_field = "enabled"
 
-
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """What each arm's text lost to replacement: spans, documents and characters changed per type, arms
         side by side (the `pii: [on, off]` ablation's difference, since everything else is shared)."""
-        from pipeline.plots import md_table
-
         rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
                 and "per_type" in o.meta["report"]]
         if not rows:
@@ -158,8 +164,6 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
         return ReportSection("PII replaced, per arm", "\n".join(md_table(header, body)))
 
     def run(self, ctx: StageContext[PiiReplaceParams]) -> StageResult:
-        from corpora.pii.replace import DiffCounts, placeholder_token
-        from corpora.pii.types import ALL_TYPES
 
         p = ctx.params
         seed = p.seed if p.seed is not None else ctx.seed
@@ -177,20 +181,18 @@ class PiiReplaceStage(Stage[PiiReplaceParams]):
                 raise FileNotFoundError(f"{sp}: no PII spans for input shard {s.name}; was pii_detect run on the "
                                         "same decontaminate output?")
             tasks.append((str(s), str(sp), str(ctx.out_dir / s.name), p.model_dump(), seed, failed, toxic))
-        funnel = Funnel()
-        by_source: dict[str, Funnel] = {}
+        funnels = FunnelSum()
         diff = DiffCounts()
         for res in ctx.map(_replace_shard, tasks, desc="pii"):
-            funnel.add(Funnel.from_json(res["funnel"]))
-            for k, v in res["by_source"].items():
-                by_source.setdefault(k, Funnel()).add(Funnel.from_json(v))
+            funnels.add(res)
             r = res["diff_raw"]
             diff.add(DiffCounts(r["docs_changed"], Counter(r["spans"]), Counter(r["chars"]),
                                 Counter(r["docs_by_type"])))
         report = {"enabled": p.enabled, "mode": p.mode, **diff.to_json()}
         io.write_json(ctx.out_dir / DIFF_FILE, report, indent=1)
-        # all detected types: pii_detect records them (older outputs lack the key: the default types)
-        detected = ctx.inputs["pii_detect"].meta.get("report", {}).get("types", list(ALL_TYPES))
+        # all detected types: pii_detect records them (older outputs lack the key: the language's default types)
+        detected = ctx.inputs["pii_detect"].meta.get("report", {}).get("types", list(default_types(p.language)))
         types = p.types if p.types is not None else detected
         tokens = sorted(placeholder_token(t) for t in types) if p.enabled and p.mode == "placeholder" else []
-        return StageResult(funnel=funnel, by_source=by_source, meta={"placeholder_tokens": tokens, "report": report})
+        return StageResult(funnel=funnels.funnel, by_source=funnels.by_source,
+                           meta={"placeholder_tokens": tokens, "report": report})

@@ -13,8 +13,10 @@ from pydantic import Field, field_validator, model_validator
 
 from corpora.lang import LanguageCode
 from corpora.pii.spans import FAILED_FILE, spans_name, write_spans
+from corpora.pii.types import language_types, pack_facts
 from corpora.shards import QuarantineWriter, list_shards
 from pipeline import io
+from pipeline.plots import Figure, bars, md_table
 from pipeline.stage import (
     ArmOutput,
     FunnelSum,
@@ -37,20 +39,16 @@ class PiiDetectParams(StageParams):
     doc_timeout_s: float = Field(default=60.0, gt=0, description="per-document time limit; over it: quarantine")
     optional_types: list[Literal["POSTAL_CODE", "DT_BIRTH", "AGE"]] = Field(
         default_factory=list, description="types detected only when named here (corpora/pii/types.py)")
-    language: LanguageCode = Field(default="ko", description="the PII pack: ko, ja (corpora/pii/types.py)")
+    language: LanguageCode = Field(description="the PII pack: the language's `pii` (corpora/lang/<code>/)")
 
     @field_validator("language")
     @classmethod
     def _language(cls, v: str) -> str:
-        from corpora.pii.types import language_types
-
         language_types(v)  # a language of the curation stages may still lack PII recognizers
         return v
 
     @model_validator(mode="after")
     def _optional_types_exist(self) -> PiiDetectParams:
-        from corpora.pii.types import language_types
-
         default, optional = language_types(self.language)
         missing = [t for t in self.optional_types if t not in optional and t not in default]
         if missing:
@@ -60,8 +58,6 @@ class PiiDetectParams(StageParams):
 
     @property
     def types(self) -> tuple[str, ...]:
-        from corpora.pii.types import language_types
-
         default, optional = language_types(self.language)
         return default + tuple(t for t in optional if t in self.optional_types)
 
@@ -70,6 +66,7 @@ _detector_cache: dict = {}
 
 
 def _detector(threshold: float, timeout: float, types: tuple[str, ...], language: str):
+    # lazy: presidio and spaCy (corpora.pii.engine)
     from corpora.pii.engine import PiiDetector
 
     key = (threshold, timeout, types, language)
@@ -85,6 +82,7 @@ def _detect_shard(task: tuple[str, str, float, float, tuple[str, ...], str]) -> 
 
     Kept lean on purpose (it was 20% of the stage's time next to detection): reads only the columns it needs, in
     Arrow batches, and counts kept documents per source in plain ints, building Funnels once per shard."""
+    # lazy: presidio and spaCy (corpora.pii.engine)
     from corpora.pii.engine import DocTimeout
 
     in_path, out_path, threshold, timeout, detect_types, language = task
@@ -139,13 +137,10 @@ class PiiDetectStage(Stage[PiiDetectParams]):
     inputs = ("decontaminate",)
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
-
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """Spans found per type (a chart and a table), per folder: detection is shared by the arms of a PII
         ablation (stand-off spans), so there is usually one column."""
-        from pipeline.plots import Figure, bars, md_table
-
         rows = [(o, o.meta["report"]) for o in outputs if isinstance(o.meta.get("report"), dict)
                 and "spans_per_type" in o.meta["report"]]
         if not rows:
@@ -165,8 +160,6 @@ class PiiDetectStage(Stage[PiiDetectParams]):
         """The versions of the data a pack reads at run time (`PackFacts.key_packages`: Japanese names come from
         MeCab's UniDic tags and its numbers from python-stdnum's checks) are part of the key; a pack that
         names none (Korean) keys as before."""
-        from corpora.pii.types import pack_facts
-
         packages = pack_facts(ctx.params.language).key_packages
         return package_versions(*packages) if packages else {}
 

@@ -23,8 +23,12 @@ import numpy as np
 import pyarrow.parquet as pq
 from pydantic import Field, field_validator, model_validator
 
-from corpora.lang import LanguageCode
+from corpora.lang import LanguageCode, get_language
 from corpora.shards import list_shards
+from corpora.toxicity.data import read_background, read_beep
+from corpora.toxicity.model import MODEL_FILE, WEIGHTS_FILE, ToxicityModel, train
+from corpora.toxicity.scores import DROP_FILE, scores_name, write_scores
+from corpora.toxicity.tagger import Level, score_documents
 from pipeline import io
 from pipeline.filehash import file_digests
 from pipeline.stage import FunnelSum, Stage, StageContext, StageParams, StageResult, shard_funnels, tally
@@ -51,15 +55,13 @@ class ToxicityParams(StageParams):
     threshold: float = Field(0.5, gt=0, lt=1, description="score = P(hate) + P(offensive); drop when above")
     sources: list[str] | None = Field(None, description="drop only documents of these sources (None: every "
                                                         "source); all are scored")
-    language: LanguageCode = Field("ko", description="sentence splitting")
+    language: LanguageCode = Field(description="sentence splitting")
     samples_per_source: int = Field(5, ge=0, le=1000, description="documents above the threshold kept in "
                                                                  "samples.jsonl, per source")
 
     @field_validator("language")
     @classmethod
     def _lang(cls, v: str) -> str:
-        from corpora.lang import get_language
-
         get_language(v)
         return v
 
@@ -77,8 +79,6 @@ class ToxicityParams(StageParams):
 
 
 def _model_files(p: ToxicityParams) -> list[Path]:
-    from corpora.toxicity.model import MODEL_FILE, WEIGHTS_FILE
-
     if p.model is not None:
         return [Path(p.model) / MODEL_FILE, Path(p.model) / WEIGHTS_FILE]
     files = [Path(p.train_data)] if p.train_data is not None else []
@@ -91,8 +91,6 @@ _model_cache: dict[str, Any] = {}
 def _load(model_dir: str) -> Any:
     """The model of a folder, loaded once per process (keyed on the files' identity: a forced rerun may train a
     new model into the same folder)."""
-    from corpora.toxicity.model import MODEL_FILE, WEIGHTS_FILE, ToxicityModel
-
     key = model_dir + "".join(f"|{st.st_ino}:{st.st_size}:{st.st_mtime_ns}" for st in
                               (os.stat(Path(model_dir) / n) for n in (MODEL_FILE, WEIGHTS_FILE)))
     if key not in _model_cache:
@@ -103,9 +101,6 @@ def _load(model_dir: str) -> Any:
 
 def _score_shard(task: tuple[str, str, str, str, str, float, int, list[str] | None]) -> dict[str, Any]:
     """Worker: score one shard, write its scores file; return counts, the ids above the threshold, samples."""
-    from corpora.toxicity.scores import write_scores
-    from corpora.toxicity.tagger import Level, score_documents
-
     in_path, out_path, model_dir, level, language, threshold, k, drop_sources = task
     model = _load(model_dir)
     cols = pq.read_table(in_path, columns=["id", "text", "source"]).to_pydict()
@@ -156,8 +151,6 @@ class ToxicityStage(Stage[ToxicityParams]):
         return {"files": [digests.get(f) for f in files], **package_versions("scikit-learn")}
 
     def run(self, ctx: StageContext[ToxicityParams]) -> StageResult:
-        from corpora.toxicity.scores import DROP_FILE, scores_name
-
         p = ctx.params
         if not p.enabled:
             return StageResult(funnel=None, meta={"report": {"enabled": False}})
@@ -202,9 +195,6 @@ class ToxicityStage(Stage[ToxicityParams]):
         return StageResult(funnel=funnel, by_source=by_source, meta={"report": report})
 
     def _model(self, ctx: StageContext[ToxicityParams]) -> tuple[Path, Any]:
-        from corpora.toxicity.data import read_background, read_beep
-        from corpora.toxicity.model import ToxicityModel, train
-
         p = ctx.params
         for f in _model_files(p):
             if not f.is_file():
@@ -214,7 +204,8 @@ class ToxicityStage(Stage[ToxicityParams]):
         if p.model is not None:
             return Path(p.model), ToxicityModel.load(Path(p.model))
         assert p.train_data is not None
-        bg = read_background(Path(p.background_data), p.background_sentences) if p.background_data else []
+        bg = read_background(Path(p.background_data), p.background_sentences, language=p.language) \
+            if p.background_data else []
         model = train(read_beep(Path(p.train_data)), seed=ctx.seed, background=bg)
         model_dir = ctx.out_dir / "model"
         model.save(model_dir)

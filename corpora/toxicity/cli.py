@@ -18,9 +18,12 @@ from corpora.toxicity.model import ToxicityModel
 from corpora.toxicity.model import train as fit
 from corpora.toxicity.tagger import Level, score_documents
 from pipeline import io
+from pipeline.recipe import DEFAULT_LANGUAGE
 
 BACKGROUND_HELP = ("a UTF-8 text file of clean prose (e.g. $KLUE_DATA_DIR/corpus/kowiki_sections.txt): its first "
                    "--background-sentences sentences are added to training as `none`")
+_language_option = click.option("--language", default=DEFAULT_LANGUAGE, show_default=True,
+                                help="the language of the texts: how they are split into sentences (corpora/lang)")
 DATA_HELP = ("a BEEP! TSV, or a folder with beep_train.tsv and beep_dev.tsv (the shared data's toxicity/ folder: "
              "$KLUE_DATA_DIR/toxicity)")
 
@@ -47,11 +50,13 @@ def toxicity() -> None:
 @click.option("--background", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help=BACKGROUND_HELP)
 @click.option("--background-sentences", default=4000, show_default=True, type=click.IntRange(min=1))
-def train(data: Path, out: Path, seed: int, background: Path | None, background_sentences: int) -> None:
+@_language_option
+def train(data: Path, out: Path, seed: int, background: Path | None, background_sentences: int,
+          language: str) -> None:
     """Train on the train split of BEEP! and save the model (no pickle)."""
     try:
         examples = read_beep(split_path(data, "train"))
-        bg = read_background(background, background_sentences) if background else []
+        bg = read_background(background, background_sentences, language=language) if background else []
         model = fit(examples, seed=seed, background=bg)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
@@ -71,8 +76,9 @@ def train(data: Path, out: Path, seed: int, background: Path | None, background_
 @click.option("--threshold", default=0.5, show_default=True, type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="binary view: the classifier calls a comment toxic when its score is above this")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@_language_option
 def eval_(data: Path, model_dir: Path | None, seed: int, background: Path | None, background_sentences: int,
-          threshold: float, fmt: str) -> None:
+          threshold: float, fmt: str, language: str) -> None:
     """Macro-F1 and per-class F1 on BEEP! dev, 3-class and binary (toxic vs none), for the classifier, the
     majority class and the keyword stems."""
     try:
@@ -81,7 +87,7 @@ def eval_(data: Path, model_dir: Path | None, seed: int, background: Path | None
         if model_dir:
             model = ToxicityModel.load(model_dir)
         else:
-            bg = read_background(background, background_sentences) if background else []
+            bg = read_background(background, background_sentences, language=language) if background else []
             model = fit(train_ex, seed=seed, background=bg)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
@@ -98,7 +104,8 @@ def eval_(data: Path, model_dir: Path | None, seed: int, background: Path | None
 @click.option("--text-field", default="text", show_default=True, help="field holding the text")
 @click.option("--level", type=click.Choice(["sentence", "document"]), default="sentence", show_default=True,
               help="sentence: the score of the most toxic sentence (its span in start, end); document: the text")
-def score(input_path: Path, model_dir: Path, output: Path, text_field: str, level: str) -> None:
+@_language_option
+def score(input_path: Path, model_dir: Path, output: Path, text_field: str, level: str, language: str) -> None:
     """Score every record of IN.jsonl."""
     try:
         model = ToxicityModel.load(model_dir)
@@ -108,7 +115,7 @@ def score(input_path: Path, model_dir: Path, output: Path, text_field: str, leve
         recs = list(iter_text_records(input_path, text_field))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
-    scored = score_documents(model, [r[text_field] for r in recs], cast(Level, level))
+    scored = score_documents(model, [r[text_field] for r in recs], cast(Level, level), language)
     with io.atomic_file(output) as fout:
         for rec, s in zip(recs, scored, strict=True):
             rec["toxicity"] = {"score": round(s.score, 6), "hate": round(s.hate, 6),

@@ -73,7 +73,7 @@ def read_beep(path: Path) -> list[Example]:
     return out
 
 
-def read_background(path: Path, n: int, min_chars: int = 10, language: str = "ko") -> list[str]:
+def read_background(path: Path, n: int, *, language: str, min_chars: int = 10) -> list[str]:
     """The first `n` sentences of at least `min_chars` characters of a UTF-8 text file, in file order (NFC), to
     train on as `none` (`model.train`). Read line by line: only what is needed is read."""
     lang = get_language(language)

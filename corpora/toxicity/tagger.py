@@ -37,7 +37,7 @@ class DocScore:
 EMPTY = DocScore(0.0, 0.0, 0.0, 0, 0)
 
 
-def units(text: str, level: Level, language: str = "ko") -> list[tuple[int, int]]:
+def units(text: str, level: Level, language: str) -> list[tuple[int, int]]:
     """The (start, end) spans that are scored: the sentences, or the whole (stripped) text."""
     if level == "document":
         start, end = len(text) - len(text.lstrip()), len(text.rstrip())
@@ -46,8 +46,8 @@ def units(text: str, level: Level, language: str = "ko") -> list[tuple[int, int]
     return [(a, b) for a, b in get_language(language).sentence_spans(text) if b > a]
 
 
-def score_documents(model: ToxicityModel, texts: Sequence[str], level: Level = "sentence",
-                    language: str = "ko", batch_chars: int = BATCH_CHARS) -> list[DocScore]:
+def score_documents(model: ToxicityModel, texts: Sequence[str], level: Level, language: str,
+                    batch_chars: int = BATCH_CHARS) -> list[DocScore]:
     """One `DocScore` per text, in order: the unit with the highest score (the first of equal ones)."""
     best: list[DocScore] = [EMPTY] * len(texts)
     for doc_idx, spans, unit_texts in _batches(texts, level, language, batch_chars):

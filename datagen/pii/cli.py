@@ -12,13 +12,15 @@ from pathlib import Path
 
 import click
 
+from pipeline.recipe import DEFAULT_LANGUAGE
+
 
 @click.command()
 @click.argument("out_dir", metavar="OUT_DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--dev", "n_dev", default=1000, show_default=True, type=click.IntRange(min=0))
 @click.option("--heldout", "n_heldout", default=1500, show_default=True, type=click.IntRange(min=0))
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--language", "-l", type=click.Choice(("ko", "ja")), default="ko", show_default=True,
+@click.option("--language", "-l", type=click.Choice(("ko", "ja")), default=DEFAULT_LANGUAGE, show_default=True,
               help="the language of the documents: ko (Korean, datagen/pii/ko.py), ja (Japanese, datagen/pii/ja.py)")
 def gen(out_dir: Path, n_dev: int, n_heldout: int, seed: int, language: str) -> None:
     """Write the independent evaluation set (OUT_DIR/dev.jsonl, OUT_DIR/heldout.jsonl): synthetic documents

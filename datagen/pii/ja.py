@@ -2,7 +2,7 @@
 
 What it is for
 --------------
-The Japanese detector (corpora/pii/ja) was written against the examples its authors saw, and its recall is
+The Japanese detector (corpora/lang/ja/pii) was written against the examples its authors saw, and its recall is
 known only from hand-written tests. This module writes documents of the registers where personal data occurs
 in Japanese text -- 行政機関からの通知, 賃貸借契約書, 申込書・申請書, ビジネスメール (署名つき), LINE 風の
 チャット, 判決文, 議事録, 履歴書, EC の注文確認メール, HTML の表 -- whose values follow the *official formats*
@@ -13,7 +13,7 @@ is shared with the Korean generator (datagen/pii/common.py), imported, not copie
 
 Records: one JSON object per line, `{"id", "genre", "split", "text", "spans": [{"label", "start", "end",
 "text"}]}`, character offsets into `text`, end exclusive (`text[start:end] == span["text"]`); the format
-`corpora.pii.evaluate.read_gold` reads. Labels are `corpora.pii.types.JA_TYPES`. Gold is on the raw text:
+`corpora.pii.evaluate.read_gold` reads. Labels are `corpora.lang.ja.PII_TYPES`. Gold is on the raw text:
 some numbers and addresses are written in full-width digits (`０３－１２３４－５６７８`; the pipeline applies
 NFKC, the gold does not).
 
@@ -129,7 +129,7 @@ from datagen.pii.common import _S, SPLITS, _digits, _Lines, _nz, _Seg, _side, _t
 GENRES: tuple[str, ...] = ("notice", "lease", "application", "business_mail", "chat", "judgment", "minutes",
                            "resume", "order_mail", "html_table")
 LABELS = ("PERSON", "PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "POSTAL_CODE", "CARD", "EMAIL", "URL", "IP",
-          "ADDRESS")  # corpora.pii.types.JA_TYPES (the tests check they agree)
+          "ADDRESS")  # corpora.lang.ja.PII_TYPES (the tests check they agree)
 
 # ---------------------------------------------------------------------------------------------------------------
 # Check digits (the statutes' formulas; the tests check every value against python-stdnum)

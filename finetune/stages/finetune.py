@@ -27,8 +27,15 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from finetune.data import _hf_dir, _official_file, load_task_data, write_json
+from finetune.floors import floors_for, run_any_floor
+from finetune.registry import SUITES, get_task, resolve_name, task_class
+from finetune.tasks.base import check_hyperparams, check_task_hyperparam, departures, reads_hyperparam
+from finetune.trainer import run_finetune, run_seed, seed_done
+from pipeline.filehash import file_digests
 from pipeline.hardware import resolve_precision
-from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageParams, StageResult
+from pipeline.parallel import ray_connect
+from pipeline.stage import ArmOutput, ReportSection, Stage, StageContext, StageInput, StageParams, StageResult
 
 INITS = ("pretrained", "random-init")
 
@@ -101,15 +108,10 @@ class FinetuneParams(StageParams):
     @field_validator("hyperparams")
     @classmethod
     def _known_fields(cls, v: dict[str, Any]) -> dict[str, Any]:
-        from finetune.tasks.base import check_hyperparams
-
         return check_hyperparams(v, "hyperparams")
 
     @model_validator(mode="after")
     def _task_overrides(self) -> FinetuneParams:
-        from finetune.registry import resolve_name
-        from finetune.tasks.base import check_hyperparams, check_task_hyperparam
-
         for name, hp in self.task_hyperparams.items():
             task = resolve_name(name)  # a RegistryError (ValueError) naming the known tasks
             if task not in self.tasks:
@@ -145,8 +147,6 @@ class FinetuneParams(StageParams):
 
 def expand_tasks(names: list[str]) -> list[str]:
     """Registered task names, suites expanded in registry order; a task named twice is an error."""
-    from finetune.registry import SUITES, resolve_name
-
     out: list[str] = []
     for name in names:
         suite = {"all": "klue"}.get(name.strip().lower(), name.strip().lower())
@@ -174,8 +174,6 @@ def device_count(p: FinetuneParams, ctx: StageContext[FinetuneParams]) -> int:
     if ctx.executor.kind == "ray":
         import ray
 
-        from pipeline.parallel import ray_connect
-
         ray_connect(ctx.executor)
         return int(ray.cluster_resources().get("GPU", 0))
     import torch
@@ -186,8 +184,6 @@ def device_count(p: FinetuneParams, ctx: StageContext[FinetuneParams]) -> int:
 def resolved_precisions(ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
     """What each task's `mixed_precision` resolves to on this machine for the arm's encoder (its width from the
     recipe's pretrain params, as the trainer reads it from the model's config): task -> `Precision`."""
-    from finetune.registry import task_class
-
     pretrain = getattr(getattr(ctx, "recipe", None), "stages", {}).get("pretrain")
     hidden = getattr(pretrain, "hidden_size", None)
     p = ctx.params
@@ -204,8 +200,6 @@ def hyperparams_for(p: FinetuneParams, task: str, defaults: Any) -> Any:
     """The task's `Hyperparams`: its defaults (KLUE-baseline's, JGLUE's), then `hyperparams` (without the fields
     this task does not read, so its metrics.json records what it ran with), then its own `task_hyperparams` (the
     task's win)."""
-    from finetune.tasks.base import reads_hyperparam
-
     general = {k: v for k, v in p.hyperparams.items() if reads_hyperparam(task, k)}
     return defaults.replace(**{**general, **p.task_hyperparams.get(task, {})})
 
@@ -226,13 +220,9 @@ class FinetuneStage(Stage[FinetuneParams]):
 
     def fingerprint(self, ctx: StageContext[FinetuneParams]) -> dict[str, Any]:
         # the task files' contents, not their location: the same files elsewhere give the same key
-        from pipeline.filehash import file_digests
-
         p = ctx.params
         if p.data_dir is None:
             return {}
-        from finetune.registry import get_task
-
         out = precision_material(ctx)
 
         # the named tasks' folders (a task's folder, or its whole root when that is one task's folder or holds no
@@ -248,21 +238,35 @@ class FinetuneStage(Stage[FinetuneParams]):
         digests = file_digests(sorted(files), desc="hashing task files")
         return {**out, "data": {str(f.relative_to(root)): digests[f] for f, root in sorted(files.items())}}
 
+    # the report's section, verdict and forest plot: built in `finetune.report`, from one table across the arms
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
+        # lazy: finetune.results loads every task module (the suites' columns)
+        from finetune.report import finetune_section
+
         return finetune_section(outputs)
 
     @classmethod
     def verdict(cls, outputs: list[ArmOutput]) -> list[str]:
+        # lazy: finetune.results loads every task module (the suites' columns)
+        from finetune.report import finetune_verdict
+
         return finetune_verdict(outputs)
 
     @classmethod
     def verdict_figures(cls, outputs: list[ArmOutput]) -> list[Any]:
-        from finetune.verdict import forest_figure
+        # lazy: finetune.results loads every task module (the suites' columns)
+        from finetune.report import finetune_figures
 
-        built = suite_table(outputs)
-        figure = forest_figure(built[0]) if built is not None else None
-        return [figure] if figure is not None else []
+        return finetune_figures(outputs)
+
+    @classmethod
+    def card_facts(cls, stage: StageInput) -> dict[str, Any]:
+        """The KLUE table and `model-index` of the model card (finetune/card.py); nothing when it fine-tuned none."""
+        # lazy: numpy and every task module (finetune.card reads finetune.results)
+        from finetune.card import evaluation
+
+        return {"evaluation": evaluation(stage)}
 
     @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
@@ -279,9 +283,6 @@ class FinetuneStage(Stage[FinetuneParams]):
         p = ctx.params
         if not p.tasks:
             return {"tasks": "none (stages.finetune.tasks is empty: the run ends at the checkpoint)"}
-        from finetune.floors import floors_for
-        from finetune.registry import get_task
-
         inits = INITS if p.vs_random_init else INITS[:1]
         grid = len(p.lr_grid) or 1
         out: dict[str, Any] = {
@@ -296,9 +297,6 @@ class FinetuneStage(Stage[FinetuneParams]):
                          "klue-baseline: the checkpoint is chosen on the reported split itself (KLUE-baseline's dev "
                          "table; marked in the tables)"),
         }
-        from finetune.data import _hf_dir, _official_file
-        from finetune.tasks.base import departures
-
         fields = {"learning_rate": "lr", "batch_size": "batch", "epochs": "epochs", "max_length": "max length"}
         for name in p.tasks:
             task = get_task(name)
@@ -361,9 +359,8 @@ class FinetuneStage(Stage[FinetuneParams]):
             hf_logging.set_verbosity(verbosity)
 
     def _run(self, ctx: StageContext[FinetuneParams]) -> StageResult:
-        from finetune.floors import floors_for, run_any_floor
+        # lazy: finetune.results loads every task module (the suites' columns)
         from finetune.results import write_results
-        from finetune.trainer import run_finetune, seed_done
 
         p = ctx.params
         pre = ctx.inputs["pretrain"]
@@ -442,9 +439,6 @@ _DATA: dict[tuple[str, str], tuple[Any, Any, Any]] = {}
 def _task_data(out_dir: str, p: FinetuneParams, name: str) -> tuple[Any, Any, Any]:
     """(task, its Hyperparams, its TaskData) for this stage run."""
     if (out_dir, name) not in _DATA:
-        from finetune.data import load_task_data
-        from finetune.registry import get_task
-
         root = p.data_root(name)
         task = get_task(name, data_dir=root)
         data = load_task_data(task, root, split=p.split, eval_fraction=p.eval_fraction,
@@ -459,8 +453,6 @@ def _train_unit(unit: dict[str, Any]) -> str:
     whichever process `ctx.map` gives it; returns its folder, relative to the stage's."""
     import torch
     from transformers.utils import logging as hf_logging
-
-    from finetune.trainer import run_seed
 
     p = FinetuneParams.model_validate(unit["params"])
     if p.threads:
@@ -504,8 +496,6 @@ def choose_rate(folder: Path, summaries: dict[float | None, dict[str, Any]], see
     """The grid's pick for one (task, init): the rate with the best mean selection score (`selection_score`; the
     first in grid order on a tie), and every rate's selection and reported scores (the whole grid, written to
     `folder/grid.json` and shown by the report). Without a grid: (None, [])."""
-    from finetune.data import write_json
-
     if list(summaries) == [None]:
         return None, []
     grid = [{"learning_rate": lr, "selection": selection_score(folder / f"lr-{lr:g}", seeds, metric),
@@ -520,158 +510,12 @@ def choose_rate(folder: Path, summaries: dict[float | None, dict[str, Any]], see
     return grid[best]["learning_rate"], grid
 
 
-# The variant `pipeline.recipe` makes of `stages.pretrain.seeds` (`PretrainStage.replicates`: "<stage>_<param>")
-REPLICATE_VARIANT = "pretrain_seed"
-
-
 def replicate_seed(arm: dict[str, str]) -> int | None:
     """The pretraining replicate an arm is (its `pretrain_seed` value), or None: the arm's only pretraining run.
     A replicate's random init draws its weights from this seed, so the random-init row has as many inits as the
     pretrained row has pretraining runs."""
+    # lazy: finetune.results loads every task module (the suites' columns)
+    from finetune.report import REPLICATE_VARIANT
+
     value = arm.get(REPLICATE_VARIANT)
     return None if value is None else int(value)
-
-
-def row_arm(output: ArmOutput) -> str:
-    """The table row an output belongs to: its arm's name without the replicate (`pii=on,pretrain_seed=2` ->
-    `pii=on`; `pretrain_seed=2` alone -> `default`): replicates of one arm are one row."""
-    names = [",".join(part for part in arm.split(",") if not part.startswith(f"{REPLICATE_VARIANT}="))
-             for arm in output.arms]
-    return ", ".join(dict.fromkeys(n or "default" for n in names))
-
-
-def _row_label(init: str, arms: str, several: bool) -> str:
-    name = arms if several else "pretrained"
-    if init == "pretrained":
-        return name
-    return f"random init ({arms})" if several else "random init"
-
-
-# suite_table's results by the outputs' folders and labels: the report asks for the table three times (section,
-# verdict, forest plot), and a finished stage folder never changes (its name is its key)
-_TABLES: dict[tuple[tuple[str, str], ...], tuple[dict[str, Any], list[dict[str, Any]]] | None] = {}
-
-
-def suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """`_suite_table`, computed once per set of stage folders in a process."""
-    key = tuple((str(o.path), o.label) for o in outputs)
-    if key not in _TABLES:
-        _TABLES[key] = _suite_table(outputs)
-    return _TABLES[key]
-
-
-def _suite_table(outputs: list[ArmOutput]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """The suite's table across arms (`finetune.results.table_of`) and the runs it was built from: each arm's
-    pretrained row, its random-init row, the floors (once each: they depend on the data only; rows under their own
-    labels), Δ between the first arm and each other one, between the arms' random inits, and of each arm against
-    its own random init, at the first arm's `equivalence_margin`. One table for the report's section and its
-    verdict, so the two always show the same numbers. None without tasks."""
-    import json
-
-    from finetune.results import MINIMAL_POINTS, table_of
-
-    outputs = [o for o in outputs if o.meta.get("tasks")]
-    if not outputs:
-        return None
-    arms = list(dict.fromkeys(row_arm(o) for o in outputs))
-    several = len(arms) > 1
-    runs: list[tuple[dict[str, Any], Path]] = []
-    floors_seen: set[tuple[str, str]] = set()
-    for o in outputs:
-        for task, inits in o.meta["tasks"].items():
-            for init, cell in inits.items():
-                path = o.path / cell["metrics"]
-                run = json.loads(path.read_text(encoding="utf-8"))
-                if init.startswith("floor"):
-                    if (task, init) in floors_seen:
-                        continue  # data only: the same for every arm
-                    floors_seen.add((task, init))
-                else:  # a replicate's runs join its arm's row (`pretrain_seed` in their metrics.json)
-                    run["label"] = _row_label(init, row_arm(o), several)
-                runs.append((run, path.parent))
-    runs.sort(key=lambda pair: bool(pair[0].get("floor")))  # the models' rows first, the floors under them
-    labels = list(dict.fromkeys(_row_label("pretrained", arm, several) for arm in arms))
-    pairs = [(a, labels[0]) for a in labels[1:]]
-    # and the arms' random inits against each other: what the vocabulary alone does, before any pretraining
-    seen = {run["label"] for run, _ in runs}
-    randoms = [r for r in dict.fromkeys(_row_label("random-init", arm, several) for arm in arms) if r in seen]
-    pairs += [(r, randoms[0]) for r in randoms[1:]]
-    # each arm against the random init of its own vocabulary, not the other arms'
-    own = {_row_label("pretrained", arm, several): _row_label("random-init", arm, several) for arm in arms}
-    params = [o.manifest.get("params") or {} for o in outputs]
-    generated = {t for p in params for t in p.get("generated") or []}
-    margin = float(params[0].get("equivalence_margin") or MINIMAL_POINTS)
-    return table_of(runs, pairs, baseline_of=own, generated=generated, margin=margin), [r for r, _ in runs]
-
-
-def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
-    """The suite's table across arms (`suite_table`) with the suite's published rows, and a chart of every
-    task's main metric."""
-    from finetune.registry import ALL_TASKS
-    from finetune.results import to_markdown
-    from pipeline.plots import Figure, bars
-
-    built = suite_table(outputs)
-    if built is None:
-        return None
-    table, runs = built
-    md = ["Official metrics of each task, mean ± std over the runs (each seed a separate fine-tuning run; with "
-          "several pretraining runs, every pretraining x fine-tuning seed). Δ rows: the Multi-Bootstrap's difference "
-          "[95 % interval] (p, Holm's adjusted p) on each task's main metric. The floors train no network "
-          "(finetune/floors.py).", "",
-          to_markdown(table), *grid_markdown(outputs)]
-    present = {run["task"] for run in runs}
-    tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
-    main = {t: ALL_TASKS[t].main_metric for t in tasks}
-    column = {t: next(c.title for c in ALL_TASKS[t].columns if c.metric == main[t]) for t in tasks}
-    # the table's cells: a row's replicates are one cell (mean and std over every run)
-    series = {label: [(row.get(column[t]) or {}).get("mean") for t in tasks] for label, row in table["ours"].items()}
-    errors = {label: [(row.get(column[t]) or {}).get("std") for t in tasks] for label, row in table["ours"].items()}
-    fig = Figure("finetune.png", bars([f"{t}\n{main[t]}" for t in tasks], series, errors=errors,
-                                      ylabel="score (main metric)"),
-                 "Every task's main metric per row of the table (error bars: std over seeds).")
-    return ReportSection("Fine-tuning", "\n".join(md), [fig])
-
-
-def grid_markdown(outputs: list[ArmOutput]) -> list[str]:
-    """The whole learning-rate grid of every arm (`lr_grid`): per task, init and rate, the mean selection score
-    that chose (or did not choose) it and the reported score, which chose nothing; empty without a grid."""
-    from pipeline.plots import md_table
-
-    rows = []
-    for o in outputs:
-        for task, inits in (o.meta.get("tasks") or {}).items():
-            for init, cell in inits.items():
-                for g in cell.get("grid") or []:
-                    rows.append([o.label, task, init, f"{g['learning_rate']:g}",
-                                 "–" if g["selection"] is None else f"{g['selection']:.2f}",
-                                 "–" if g["reported"] is None else f"{g['reported']:.2f}",
-                                 "chosen" if g["chosen"] else ""])
-    if not rows:
-        return []
-    return ["", "Learning-rate grid: each (task, init) picks the rate with the best mean score on its selection "
-            "split (carved from train; the reported split chose nothing). Every rate's reported score is shown "
-            "too, for the record.", "",
-            *md_table(["arm", "task", "init", "lr", "selection (main metric)", "reported (main metric)", ""], rows)]
-
-
-def finetune_verdict(outputs: list[ArmOutput]) -> list[str]:
-    """Per arm, what its row of the suite's table says against its own random init and the floors
-    (`finetune.verdict.verdict`, on each task's main metric), then between the arms, and the footnote of the
-    generated tasks."""
-    from finetune.verdict import arms_verdict, generated_note, verdict
-
-    built = suite_table(outputs)
-    if built is None:
-        return []
-    table, _ = built
-    arms = list(dict.fromkeys(row_arm(o) for o in outputs if o.meta.get("tasks")))
-    several = len(arms) > 1
-    rows, lines = set(table["ours"]), []
-    for arm in arms:
-        baseline = _row_label("random-init", arm, several)
-        found = verdict(table, _row_label("pretrained", arm, several), baseline if baseline in rows else None)
-        lines += [f"{arm}: {line}" if several else line for line in found]
-    lines += arms_verdict(table)
-    note = generated_note(table)
-    return lines + [note] if lines and note else lines

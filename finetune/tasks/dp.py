@@ -208,6 +208,7 @@ class DpTask(Task):
                     hp: Hyperparams | None = None) -> Any:
         """`AutoModel` (safetensors, fp32; fresh weights of the same shape with `random_init`) under the
         biaffine head of `finetune.dp_model`."""
+        # lazy: torch (the parser's module)
         from finetune.dp_model import DependencyParser, ParserConfig
 
         encoder = load_encoder(Path(model_dir), tokenizer, random_init)
@@ -217,6 +218,7 @@ class DpTask(Task):
     def load_finetuned(self, directory: Path) -> Any:
         """The parser a run saved (`DependencyParser.from_pretrained`: the encoder's architecture from its
         config.json, the head from parser.json, every weight from model.safetensors)."""
+        # lazy: torch (the parser's module)
         from finetune.dp_model import DependencyParser
 
         return DependencyParser.from_pretrained(directory)

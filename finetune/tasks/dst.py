@@ -262,6 +262,7 @@ class DstTask(Task):
                     hp: Hyperparams | None = None) -> Any:
         """`AutoModel` (safetensors, fp32; fresh weights of the same shape with `random_init`) under the TRADE
         generator of `finetune.dst_model`, one query per ontology slot; `hp.ptr_values_only` goes to the head."""
+        # lazy: torch (the tracker's module)
         from finetune.dst_model import StateTracker, TrackerConfig
 
         self.tokenizer = tokenizer
@@ -277,6 +278,7 @@ class DstTask(Task):
     def load_finetuned(self, directory: Path) -> Any:
         """The tracker a run saved (`StateTracker.from_pretrained`: the encoder's architecture from its config.json,
         the head from tracker.json, every weight from model.safetensors)."""
+        # lazy: torch (the tracker's module)
         from finetune.dst_model import StateTracker
 
         return StateTracker.from_pretrained(directory)

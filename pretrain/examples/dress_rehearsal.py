@@ -53,6 +53,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# the project, from this checkout (above); torch, transformers and DeepSpeed load inside the steps that need them
+from pipeline.hardware import cpu_model, native_bf16  # noqa: E402
+from pipeline.recipe_file import read_recipe_file  # noqa: E402
+from pretrain.architectures import build_config  # noqa: E402
+from pretrain.config import CHECKPOINTS, STATE_FILE, PretrainParams, TrainConfig  # noqa: E402
+from pretrain.flops import PEAKS, step_flops  # noqa: E402
+from pretrain.stages.pretrain import SHUTDOWN_TIMEOUT_S  # noqa: E402
+
 RECIPES = {"roberta": ROOT / "recipes" / "klue-roberta-base.yaml",
            "modernbert": ROOT / "recipes" / "klue-modernbert-base.yaml"}
 GIB = 1024**3
@@ -266,9 +274,6 @@ def prepare_data(work: Path, data_dir: Path) -> tuple[Path, Path, float]:
 def train_config(arch: str, zero: str, *, encode_dir: Path, tokenizer_dir: Path, out_dir: Path, steps: int,
                  micro_batch: int, ranks: int, grad_accum: int, threads: int) -> Any:
     """The recipe's `stages.pretrain` as a TrainConfig, cut down to a few steps on `ranks` CPU ranks."""
-    from pipeline.recipe_file import read_recipe_file
-    from pretrain.config import PretrainParams, TrainConfig
-
     raw = dict(read_recipe_file(RECIPES[arch])["stages"]["pretrain"])
     raw.update(num_processes=ranks, deepspeed=zero, batch_size=micro_batch, grad_accum=grad_accum, threads=threads,
                max_steps=steps, log_every=1, eval_every=10**6, eval_batches=1, checkpoint_every=10**6,
@@ -305,8 +310,6 @@ sys.exit(code)
 def torchrun_cmd(cfg_path: Path, ranks: int, report_dir: Path) -> list[str]:
     """The command `pretrain.stages.pretrain.launch` runs (its flags: relayed signals, a long shutdown), each
     rank's `python -m pretrain.train CONFIG` through RANK_SHIM (its exit status and peak RSS into `report_dir`)."""
-    from pretrain.stages.pretrain import SHUTDOWN_TIMEOUT_S
-
     report_dir.mkdir(parents=True, exist_ok=True)
     shim = report_dir.parent / "rank_shim.py"
     shim.write_text(RANK_SHIM, encoding="utf-8")
@@ -361,7 +364,7 @@ def estimates(arch: str, tokenizer_dir: Path, ranks: int) -> dict[str, Any]:
     )
     from transformers import AutoTokenizer
 
-    from pretrain.architectures import build_config
+    # lazy: torch (pretrain.model)
     from pretrain.model import SparseMLM, build_model
 
     tok = AutoTokenizer.from_pretrained(tokenizer_dir)
@@ -412,9 +415,6 @@ def load_stock(folder: Path) -> dict[str, Any]:
 def rehearse(arch: str, zero: str, args: argparse.Namespace, encode_dir: Path, tok_dir: Path,
              finetune: bool) -> dict[str, Any]:
     """Steps 1-5 for one encoder and ZeRO stage; returns what was measured."""
-    from pretrain.config import CHECKPOINTS, STATE_FILE
-    from pretrain.flops import step_flops
-
     name = f"{arch}-{zero}"
     run = args.work / "runs" / name
     res: dict[str, Any] = {"name": name, "arch": arch, "zero": zero, "steps_ok": [], "steps_failed": {}}
@@ -428,7 +428,6 @@ def rehearse(arch: str, zero: str, args: argparse.Namespace, encode_dir: Path, t
     tokens_per_step = 2 * args.micro_batch * cfg.seq_len  # the global batch: ranks x micro-batch x accumulation
     from transformers import AutoTokenizer
 
-    from pretrain.architectures import build_config
 
     tok = AutoTokenizer.from_pretrained(tok_dir)
     mcfg = build_config("base", vocab_size=len(tok), seq_len=cfg.seq_len, pad_token_id=tok.pad_token_id,
@@ -644,7 +643,6 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DS_ACCELERATOR", "cpu")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    from pipeline.hardware import cpu_model, native_bf16
 
     t0 = time.perf_counter()
     env_info: dict[str, Any] = {"cpu": cpu_model(), "cores": os.cpu_count(), "native_bf16": native_bf16(),
@@ -687,7 +685,6 @@ def main(argv: list[str] | None = None) -> int:
         (args.work / "runs" / name / "rehearsal.json").write_text(json.dumps(r, indent=1, default=str))
         results.append(r)
 
-    from pretrain.flops import PEAKS
 
     peaks = {label: f for key, label, f in PEAKS if key in ("H100", "A100")}
     env_info["load_end"] = os.getloadavg()

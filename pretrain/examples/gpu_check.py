@@ -40,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the project and its test helpers (testkit), from a checkout
+# Each section imports what it uses inside its function: a section whose import fails on the GPU host (a library
+# missing or broken there) is recorded as failed, and the other sections still run (`Check.section`).
 
 
 def main() -> int:
@@ -251,7 +253,7 @@ def zero3(c: Check) -> dict[str, Any]:
                    mixed_precision="bf16")
     c.launch(cfg, 2 if c.toy else 1)
     run = Path(cfg.out_dir)
-    export_checkpoint(run, c.out / "zero3-export", step=steps // 2)
+    export_checkpoint(run, c.out / "zero3-export", step=steps // 2, language="ko")  # the Korean fixture text
     exported = load_file(c.out / "zero3-export" / "model.safetensors")
     masters = {k.removeprefix("mlm."): v for k, v in checkpoint_state(run / "checkpoints" / f"step-{steps:08d}").items()}
     final = load_file(run / "final" / "model.safetensors")

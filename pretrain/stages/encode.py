@@ -8,7 +8,9 @@ from typing import Any
 
 from pydantic import Field
 
-from pipeline.stage import Funnel, Stage, StageContext, StageParams, StageResult
+from corpora.shards import list_shards
+from pipeline.stage import FunnelSum, Stage, StageContext, StageParams, StageResult
+from pretrain.encode import ShardTask, encode_shard, load_tokenizer, write_index
 
 
 class EncodeParams(StageParams):
@@ -27,9 +29,6 @@ class EncodeStage(Stage[EncodeParams]):
     shard_resume = True  # a rerun after a kill runs only the shards whose task had not finished
 
     def run(self, ctx: StageContext[EncodeParams]) -> StageResult:
-        from corpora.shards import list_shards
-        from pretrain.encode import ShardTask, encode_shard, load_tokenizer, write_index
-
         p = ctx.params
         tok_dir = tokenizer_dir(ctx)
         shards = list_shards(ctx.inputs["pii"].path)
@@ -38,11 +37,9 @@ class EncodeStage(Stage[EncodeParams]):
         tok = load_tokenizer(tok_dir)
         tasks = [ShardTask(s, ctx.out_dir, tok_dir, ctx.seed, p.eval_fraction, p.word_info) for s in shards]
         results = list(ctx.map(encode_shard, tasks, desc="encode"))
-        funnel, by_source = Funnel(), dict[str, Funnel]()
+        funnels = FunnelSum()
         for r in results:
-            funnel.add(r.funnel)
-            for src, f in r.by_source.items():
-                by_source.setdefault(src, Funnel()).add(f)
+            funnels.add_funnels(r.funnel, r.by_source)
         special = {name: getattr(tok, f"{name}_token_id") for name in ("cls", "pad", "sep", "unk", "mask")}
         index = write_index(ctx.out_dir, results, vocab_size=len(tok), word_info=p.word_info,
                             special_ids=special)
@@ -52,7 +49,7 @@ class EncodeStage(Stage[EncodeParams]):
                 "docs": docs, "word_info": p.word_info,
                 "report": {"train_tokens": totals["train"], "eval_tokens": totals["eval"],
                            "tokens_per_doc": totals["train"] / max(1, docs["train"])}}
-        return StageResult(funnel=funnel, by_source=dict(sorted(by_source.items())), meta=meta)
+        return StageResult(funnel=funnels.funnel, by_source=dict(sorted(funnels.by_source.items())), meta=meta)
 
 
 def tokenizer_dir(ctx: StageContext[Any]) -> Path:

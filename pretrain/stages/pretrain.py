@@ -21,9 +21,21 @@ from typing import Any
 
 from pipeline import io
 from pipeline.hardware import hardware_here, mfu_peak
-from pipeline.stage import ArmOutput, Preempted, ReportSection, Stage, StageContext, StageResult
-from pretrain.config import PretrainParams
+from pipeline.manifest import environment, upstream
+from pipeline.plots import Figure, md_table, panels
+from pipeline.release.card import write_model_card
+from pipeline.release.facts import hardware_recorded, read_json, sources_of
+from pipeline.stage import ArmOutput, Preempted, ReportSection, Stage, StageContext, StageInput, StageResult
+from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
+from pretrain.checkpoint import checkpoint_problems, find_checkpoint, verified_checkpoint
+from pretrain.config import CHECKPOINTS, STATE_FILE, PretrainParams, RayTrainParams, SlurmParams, TrainConfig
+from pretrain.engine import deepspeed_config
+from pretrain.metrics import read_metrics
+from pretrain.preempt import PREEMPTED_FILE
+from pretrain.ray_train import describe_workers, run_on_ray
+from pretrain.slurm import JOB_FILE, describe_allocation, refuse_active_job, run_on_slurm, status_line
 from pretrain.stages.encode import tokenizer_dir
+from pretrain.train import train
 
 
 class PretrainStage(Stage[PretrainParams]):
@@ -46,20 +58,15 @@ class PretrainStage(Stage[PretrainParams]):
     # what it writes: out of the key
     layout_params = ("launcher", "slurm", "ray")
 
-
     @classmethod
     def written_from_outside(cls, partial: Path) -> bool:
         """A Slurm job of this folder may still be writing a checkpoint: its temp files are left to
         `pretrain.slurm`, which clears them before it submits again (a re-attached job keeps writing)."""
-        from pretrain.slurm import JOB_FILE
-
         return (partial / JOB_FILE).is_file()
 
     @classmethod
     def progress(cls, partial: Path, params: dict[str, Any]) -> str | None:
         """The loop's step and losses; under `launcher: slurm`, after the job's id and state."""
-        from pretrain.slurm import status_line
-
         job, loop = status_line(partial), cls._loop_progress(partial, params)
         return f"{job}: {loop}" if job else loop
 
@@ -84,8 +91,6 @@ class PretrainStage(Stage[PretrainParams]):
         """Loss curves of every arm on one set of axes, against tokens seen (training loss, the held-out loss at
         [MASK] inputs, and the word-order gain: what shuffling the context costs the model at [MASK], ~0 while
         it predicts from the bag of words), the summary numbers, and where each arm left the plateau."""
-        from pipeline.plots import Figure, md_table, panels
-
         curves, per_step = _curves(outputs)
         if not curves:
             return None
@@ -123,14 +128,20 @@ class PretrainStage(Stage[PretrainParams]):
                 lines.append(f"{o.label}: {line}" if len(outputs) > 1 else line)
         return lines
 
+    @classmethod
+    def card_facts(cls, stage: StageInput) -> dict[str, Any]:
+        """The training facts of the model card (pipeline/release/card.py) from a finished folder: the params,
+        summary.json, the machine it recorded and the word-order verdict (`run_order_verdict`); the stage's own
+        card (`write_card`) states the same from the run it just made."""
+        summary = read_json(stage.path / "summary.json")
+        return {"train": stage.manifest.get("params") or {}, "summary": summary,
+                "hardware": hardware_recorded(stage.meta, summary, stage.manifest),
+                "order_verdict": run_order_verdict(stage.path, summary)}
+
     def describe(self, ctx: StageContext[PretrainParams]) -> dict[str, Any]:
         """The model's shape and exact parameter count (built on PyTorch's meta device: no memory, no
         weights), tokens per optimiser step, steps and tokens, precision and the DeepSpeed config it would use."""
         import torch
-
-        from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
-        from pretrain.config import TrainConfig
-        from pretrain.engine import deepspeed_config
 
         p = ctx.params
         vocab = ctx.inputs["vocab"].meta.get("vocab_size")
@@ -162,13 +173,8 @@ class PretrainStage(Stage[PretrainParams]):
         precision = p.resolved_precision()
         out["precision"] = f"{precision.name} ({precision.why})"
         if p.launcher == "slurm":
-            from pretrain.slurm import describe_allocation
-
             out["launcher"] = describe_allocation(p)
         elif p.launcher == "ray":
-            from pretrain.config import RayTrainParams
-            from pretrain.ray_train import describe_workers
-
             out["launcher"] = f"ray: {describe_workers(p.num_processes, p.ray or RayTrainParams(), p.threads)}"
         if p.deepspeed is not None:  # planned for GPUs, where `auto` is bf16, whatever this machine is
             cfg = TrainConfig.model_validate({**p.model_dump(), "max_steps": steps or 1, "seed": run_seed(ctx),
@@ -182,8 +188,6 @@ class PretrainStage(Stage[PretrainParams]):
         return {"precision": ctx.params.resolved_precision().name}
 
     def run(self, ctx: StageContext[PretrainParams]) -> StageResult:
-        from pretrain.config import TrainConfig
-
         p = ctx.params
         precision = p.resolved_precision()  # what the key holds: the loop trains in it wherever it runs
         cfg = TrainConfig.model_validate({
@@ -194,8 +198,6 @@ class PretrainStage(Stage[PretrainParams]):
         adopted = adopt_other_world(ctx, cfg)
         parent = None if adopted else continue_from_parent(ctx, cfg.max_steps)
         io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
-        from pretrain.config import SlurmParams
-        from pretrain.slurm import refuse_active_job, run_on_slurm
 
         if p.launcher != "slurm":
             refuse_active_job(ctx.out_dir)  # a Slurm job still training in this folder: no second run beside it
@@ -203,14 +205,10 @@ class PretrainStage(Stage[PretrainParams]):
             summary = run_on_slurm(cfg, cfg_path, p.slurm or SlurmParams(),
                                    progress=lambda: self._loop_progress(ctx.out_dir, {}))
         elif p.launcher == "ray":  # Ray Train workers on the executor's cluster (pretrain/ray_train.py)
-            from pretrain.config import RayTrainParams
-            from pretrain.ray_train import run_on_ray
 
             summary = run_on_ray(cfg, cfg_path, p.ray or RayTrainParams(), ctx.executor,
                                  progress=lambda: self._loop_progress(ctx.out_dir, {}))
         elif p.num_processes == 1 and p.deepspeed is None:
-            from pretrain.train import train
-
             summary = train(cfg)
         else:
             if not _has_cuda():
@@ -239,19 +237,15 @@ class PretrainStage(Stage[PretrainParams]):
 
 
 def write_card(ctx: StageContext[PretrainParams], summary: dict[str, Any], hardware: str) -> None:
-    """`final/README.md`, the model card of the data and the training (pretrain/card.py), and `final/LICENSE`
-    when the sources' licences differ. Data facts come from every upstream stage folder (`upstream`: this
-    stage's key covers theirs). Nothing outside the key goes in (not the recipe's name, not the arm: arms and
-    recipes that agree up to here share this folder); fine-tuning scores come later, from `klue export`."""
-    from pipeline.manifest import environment, upstream
-    from pretrain.card import write_model_card
-    from pretrain.card_facts import gather, sources_of
-
-    facts = gather(ctx.out_dir / "final", upstream(ctx.inputs), name=None, recipe=None,
-                   sources=sources_of(list(ctx.recipe.sources)), train=ctx.params.model_dump(mode="json"),
-                   summary=summary, hardware=hardware, order_verdict=run_order_verdict(ctx.out_dir, summary),
-                   provenance={"klue-pipeline": environment()["klue_version"]})
-    write_model_card(ctx.out_dir / "final", facts)
+    """`final/README.md`, the model card of the data and the training (pipeline/release/card.py), and
+    `final/LICENSE` when the sources' licences differ. Data facts come from every upstream stage folder
+    (`upstream`: this stage's key covers theirs). Nothing outside the key goes in (not the recipe's name, not the
+    arm: arms and recipes that agree up to here share this folder); fine-tuning scores come later, from `klue
+    export`."""
+    write_model_card(ctx.out_dir / "final", upstream(ctx.inputs), name=None, recipe=None,
+                     sources=sources_of(list(ctx.recipe.sources)), train=ctx.params.model_dump(mode="json"),
+                     summary=summary, hardware=hardware, order_verdict=run_order_verdict(ctx.out_dir, summary),
+                     provenance={"klue-pipeline": environment()["klue_version"]})
 
 
 # Where a run leaves the MLM plateau (docs/experiments/2026-11-30-plateau.md): the first evaluation whose order
@@ -295,8 +289,6 @@ def order_gain_verdict(report: dict[str, Any], rows: list[dict[str, Any]], token
 
 def run_order_verdict(run_dir: Path, summary: dict[str, Any]) -> str | None:
     """`order_gain_verdict` of a finished run folder: its summary.json and metrics.jsonl (none: no marks)."""
-    from pretrain.metrics import read_metrics
-
     rows = read_metrics(run_dir / "metrics.jsonl") if (run_dir / "metrics.jsonl").is_file() else []
     per_step = summary["tokens_seen"] / summary["steps"] if summary.get("steps") else 0.0
     return order_gain_verdict(summary, rows, per_step)
@@ -340,21 +332,15 @@ def continue_from_parent(ctx: StageContext[PretrainParams], max_steps: int) -> d
     """
     import shutil
 
-    from pretrain.checkpoint import checkpoint_problems, find_checkpoint
-    from pretrain.config import CHECKPOINTS
-
     if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
         return None
     mine = {k: v for k, v in ctx.params.model_dump(mode="json").items() if k not in _NOT_COMPARED}
-    inputs = {dep: inp.manifest.get("key") for dep, inp in sorted(ctx.inputs.items())}
     best: tuple[int, Path, dict[str, Any]] | None = None
-    for folder in sorted(ctx.out_dir.parent.glob("*")):
-        if folder == ctx.out_dir or folder.suffix or not (folder / "manifest.json").is_file():
-            continue
-        m = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    # the finished runs of this stage with this version, seed and inputs (the runner's cache); here, those whose
+    # params differ in `max_steps` (or layout) only
+    for folder, m in ctx.finished_runs(PretrainStage):
         theirs = {k: v for k, v in (m.get("params") or {}).items() if k not in _NOT_COMPARED}
-        if (m.get("stage") != PretrainStage.name or m.get("version") != PretrainStage.version
-                or m.get("seed") != ctx.seed or m.get("inputs") != inputs or theirs != mine):
+        if theirs != mine:
             continue
         ckpt = find_checkpoint(folder)
         step = json.loads((ckpt / "train_state.json").read_text())["step"] if ckpt else 0
@@ -389,16 +375,13 @@ def adopt_other_world(ctx: StageContext[PretrainParams], cfg: Any) -> dict[str, 
     micro-batch and global batch. Only unfinished runs: a finished one's bytes are its own key's. The result is
     the N-process run continued on M processes, equal to neither up to the order of float sums; `meta.adopted`
     records the folder, step and world size it came from."""
-    from pretrain.checkpoint import find_checkpoint, verified_checkpoint
-    from pretrain.config import CHECKPOINTS, STATE_FILE, TrainConfig
-
     if find_checkpoint(ctx.out_dir) is not None:  # a killed run of this key: it resumes from its own checkpoint
         return None
     mine = {k: v for k, v in cfg.model_dump(mode="json").items() if k not in _WORLD_FIELDS}
     global_batch = cfg.batch_size * cfg.grad_accum * cfg.num_processes
     best: tuple[int, Path, dict[str, Any]] | None = None
-    for folder in sorted(ctx.out_dir.parent.glob("*.partial")):
-        if folder == ctx.out_dir or not (folder / "train_config.json").is_file():
+    for folder in ctx.interrupted_runs():  # this stage's `.partial` folders of other keys (the runner's)
+        if not (folder / "train_config.json").is_file():
             continue
         try:
             theirs = TrainConfig.model_validate_json((folder / "train_config.json").read_text(encoding="utf-8"))
@@ -472,8 +455,6 @@ def launch(cfg_path: Path, num_processes: int, *, deepspeed: bool = False) -> No
     write their checkpoint and exit with EXIT_PREEMPTED, which torchrun reports as a plain failure, so the main
     rank's `preempted.json` is what says it: then this raises `Preempted`.
     """
-    from pretrain.preempt import PREEMPTED_FILE
-
     env = dict(os.environ)
     if "OMP_NUM_THREADS" not in env:
         env["OMP_NUM_THREADS"] = str(rank_threads(num_processes))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, shard_name, write_docs
+from pipeline.recipe import DEFAULT_LANGUAGE
 from pipeline.stage import Stage, StageContext, StageInput, StageResult
 
 
@@ -28,9 +29,13 @@ def read_all(folder: Path) -> list[Doc]:
 
 
 def run_stage(stage: Stage, params: dict[str, Any], inp: str, up: Path, out: Path, workers: int = 1,
-              sources: list[Any] | None = None, seed: int = 42) -> StageResult:
+              sources: list[Any] | None = None, seed: int = 42, language: str = DEFAULT_LANGUAGE) -> StageResult:
+    """Run `stage` on one input folder as the runner would: its params get the recipe's `language` as a recipe
+    gives it to every stage that has the field (pipeline.recipe), unless `params` names one."""
     out.mkdir(parents=True, exist_ok=True)
     recipe = types.SimpleNamespace(seed=seed, sources=sources or [])
+    if "language" in stage.params_model.model_fields:
+        params = {"language": language, **params}
     ctx = StageContext(out_dir=out, params=stage.params_model.model_validate(params),
                        inputs={inp: StageInput(inp, up, {"meta": {}})}, recipe=recipe, workers=workers)
     res = stage.run(ctx)

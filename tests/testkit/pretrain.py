@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from corpora.shards import Doc, doc_id, meta_json, shard_name, write_docs
+from pipeline.recipe import DEFAULT_LANGUAGE
 from pipeline.stage import StageContext, StageInput
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "pretrain" / "corpus_ko.txt"
@@ -37,11 +39,17 @@ def make_doc_shards(out: Path, n_shards: int = 2, repeat: int = 1, extra_docs: l
 
 
 def context(out_dir: Path, params, inputs: dict[str, tuple[Path, dict]], seed: int = 7,
-            workers: int = 1) -> StageContext:
+            workers: int = 1, language: str = DEFAULT_LANGUAGE) -> StageContext:
+    """A stage context over hand-made input folders, their manifests holding `meta` (and, as a vocab stage's
+    does, the corpus `language` the model card reads)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+
+    def manifest(name: str, meta: dict) -> dict:
+        return {"meta": meta, **({"params": {"language": language}} if name == "vocab" else {})}
+
     return StageContext(
         out_dir=out_dir, params=params,
-        inputs={k: StageInput(k, p, {"meta": meta}) for k, (p, meta) in inputs.items()},
+        inputs={k: StageInput(k, p, manifest(k, meta)) for k, (p, meta) in inputs.items()},
         recipe=SimpleNamespace(seed=seed, sources=[]), workers=workers,
     )
 
@@ -57,6 +65,16 @@ def pretrain_key(tmp_path: Path, *overrides: str) -> tuple[str, dict]:
     planned = Runner(rec, tmp_path / "w", until="pretrain").plan()[-1]
     assert planned.stage == "pretrain"
     return planned.key, planned.params
+
+
+def two_rank_params(launcher: str, **more: Any):
+    """The launcher tests' run: 2 CPU ranks x 1 thread, fp32, 6 steps of a tiny model on the fixture shards,
+    checkpoints at 3 and 6; `more`: the launcher's own fields (`slurm`, `ray`) or longer runs."""
+    from pretrain.config import PretrainParams
+
+    return PretrainParams(**{"seq_len": 32, "batch_size": 4, "num_processes": 2, "max_steps": 6, "warmup_steps": 2,
+                             "lr": 3e-3, "log_every": 1, "eval_every": 3, "eval_batches": 2, "checkpoint_every": 3,
+                             "threads": 1, "mixed_precision": "no", "launcher": launcher, **more})
 
 
 def encode_fixture(root: Path, *, n_shards: int = 2, repeat: int = 1, eval_fraction: float = 0.1,

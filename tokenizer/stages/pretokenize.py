@@ -14,13 +14,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, model_validator
 
-from corpora.lang import LanguageCode
+from corpora.lang import LanguageCode, get_language
 from corpora.shards import DOC_SCHEMA, QuarantineWriter, list_shards, write_docs
 from pipeline import io
 from pipeline.stage import FunnelSum, Stage, StageContext, StageParams, StageResult, shard_funnels, tally
 from pipeline.versions import package_versions
+from tokenizer.mecab import MecabError, Pretokenizer
+from tokenizer.train import CharCounter, metaspace_rewriter, reserved_tokens, training_rewriter
 
 
 class PretokenizeParams(StageParams):
@@ -29,31 +31,26 @@ class PretokenizeParams(StageParams):
     analyzer: Literal["mecab", "none"] = Field(
         default="mecab", description="mecab: morpheme-aware units; none: plain text (the ablation arm)")
     cache_size: int = Field(default=1 << 18, ge=0, description="distinct eojeols cached per worker")
-    language: LanguageCode = Field(default="ko", description="its MeCab dictionary and kind of tokenizer (corpora/lang)")
+    language: LanguageCode = Field(description="its MeCab dictionary and kind of tokenizer (corpora/lang)")
 
-    @field_validator("language")
-    @classmethod
-    def _lang(cls, v: str) -> str:
-        from corpora.lang import get_language
-
-        if get_language(v).mecab_dictionary is None:
-            raise ValueError(f"language {v!r} has no MeCab dictionary (corpora/lang/{v}.py: mecab_dictionary)")
-        return v
+    @model_validator(mode="after")
+    def _dictionary(self) -> PretokenizeParams:
+        """The `mecab` arm needs the language's MeCab dictionary; `none` reads no analyzer."""
+        if self.analyzer == "mecab" and get_language(self.language).mecab_dictionary is None:
+            raise ValueError(f"language {self.language!r} has no MeCab dictionary (corpora/lang/{self.language}/"
+                             "__init__.py: mecab_dictionary); only `analyzer: none` can run")
+        return self
 
 
 @lru_cache(maxsize=2)
 def _pretokenizer(analyzer: str, protected: tuple[str, ...], cache_size: int, language: str):
     """One Pretokenizer per process and settings, so its eojeol cache carries over from shard to shard (the
     cache is exact, so this changes speed only)."""
-    from tokenizer.mecab import Pretokenizer
-
     return Pretokenizer(analyzer, protected, cache_size=cache_size, language=language)
 
 
 def training_scheme(language: str) -> str:
     """The exported tokenizer's kind for a language: "bert" (spaced words) or "metaspace" (no spaces)."""
-    from corpora.lang import get_language
-
     return "bert" if get_language(language).whitespace_words else "metaspace"
 
 
@@ -65,9 +62,6 @@ def _pretokenize_shard(task: tuple[str, str, str, list[str], int, str]) -> dict[
     pre-tokenization itself."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from tokenizer.mecab import MecabError
-    from tokenizer.train import CharCounter, metaspace_rewriter, reserved_tokens, training_rewriter
 
     in_path, out_path, analyzer, protected, cache_size, language = task
     pt = _pretokenizer(analyzer, tuple(protected), cache_size, language)
@@ -203,8 +197,6 @@ class PretokenizeStage(Stage[PretokenizeParams]):
     variant_field = "analyzer"
 
     def fingerprint(self, ctx: StageContext[PretokenizeParams]) -> dict[str, Any]:
-        from corpora.lang import get_language
-
         dictionary = get_language(ctx.params.language).mecab_dictionary or "none"
         return package_versions("mecab-python3", dictionary, "tokenizers")
 

@@ -12,20 +12,25 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from corpora.lang import LanguageCode
+from corpora.lang import LANGUAGES, LanguageCode, get_language
 from corpora.shards import count_docs, list_shards
 from pipeline import io
 from pipeline.filehash import file_digests
+from pipeline.plots import md_table
 from pipeline.stage import (
     ArmOutput,
     ReportSection,
     Stage,
     StageContext,
+    StageInput,
     StageParams,
     StageResult,
 )
 from pipeline.versions import package_versions
+from tokenizer.export import export_tokenizer, special_token_ids
+from tokenizer.fidelity import METRICS, report, to_markdown
 from tokenizer.stages.pretokenize import chars_path
+from tokenizer.train import CharStats, iter_texts, train_vocab
 
 
 class VocabParams(StageParams):
@@ -39,7 +44,7 @@ class VocabParams(StageParams):
     report_texts: list[str] = Field(default_factory=list,
                                     description="evaluation files for fidelity.json (KLUE dev json/tsv, or text)")
     report_max_texts: int | None = Field(default=2000, ge=1, description="texts read per report file")
-    language: LanguageCode = Field(default="ko", description="spaced words (WordPiece/BPE on BertPreTokenizer words) or "
+    language: LanguageCode = Field(description="spaced words (WordPiece/BPE on BertPreTokenizer words) or "
                                                     "not (byte-fallback BPE on Metaspace runs): corpora/lang")
 
     @model_validator(mode="before")
@@ -48,8 +53,6 @@ class VocabParams(StageParams):
         """A language without spaces trains BPE unless the recipe says otherwise (WordPiece is refused there:
         `tokenizer.train._train_metaspace`)."""
         if isinstance(data, dict) and "algorithm" not in data and isinstance(data.get("language"), str):
-            from corpora.lang import LANGUAGES
-
             if data["language"] in LANGUAGES.names and not LANGUAGES.get(data["language"]).whitespace_words:
                 return {**data, "algorithm": "bpe"}
         return data
@@ -64,13 +67,20 @@ class VocabStage(Stage[VocabParams]):
     variant_field = "algorithm"
     input_paths = ("report_texts.*",)
 
+    @classmethod
+    def card_facts(cls, stage: StageInput) -> dict[str, Any]:
+        """The corpus language of the model card, from the language's folder (corpora/lang/<code>/): its code, its
+        English name and its fill-mask example sentence (the vocabulary is the language's last word on a model)."""
+        code = (stage.manifest.get("params") or {}).get("language")
+        if not code:
+            raise ValueError(f"{stage.path}: the vocab stage's manifest names no language")
+        lang = get_language(code)
+        return {"language": code, "language_name": lang.name, "card_example": lang.card_example}
 
     @classmethod
     def report_section(cls, outputs: list[ArmOutput]) -> ReportSection | None:
         """The vocabulary of each arm and its fidelity on the report texts (tokenizer/fidelity.py: share of
         words split only at morpheme boundaries, tokens per character and per word, UNK rate)."""
-        from pipeline.plots import md_table
-
         if not any("vocab_size" in o.meta for o in outputs):
             return None
         keys = ["vocab_size", "algorithm", "analyzer", "pre_tokenizer"]
@@ -99,10 +109,6 @@ class VocabStage(Stage[VocabParams]):
         return out
 
     def run(self, ctx: StageContext[VocabParams]) -> StageResult:
-        from tokenizer.export import export_tokenizer, special_token_ids
-        from tokenizer.fidelity import METRICS, report, to_markdown
-        from tokenizer.train import CharStats, iter_texts, train_vocab
-
         params = ctx.params
         pre = ctx.inputs["pretokenize"]
         placeholders = list(ctx.inputs["pii"].meta.get("placeholder_tokens", []))
@@ -113,7 +119,6 @@ class VocabStage(Stage[VocabParams]):
         n_docs = sum(count_docs(p) for p in shards)
         stats = None
         sidecars = [chars_path(p) for p in shards]
-        from corpora.lang import get_language
 
         lang = get_language(params.language)
         scheme = "bert" if lang.whitespace_words else "metaspace"

@@ -39,7 +39,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import Language, append_stripped
+from corpora.lang.base import Language, PackFacts, append_stripped
 
 # ---- script -------------------------------------------------------------------------------------------------
 # Every assigned code point listed is a Unicode letter (L* or Nl), so `Language.letter_count` counts it too and
@@ -106,7 +106,7 @@ def unidic_args() -> str:
 def line_pieces(line: str) -> list[tuple[int, str]]:
     """(offset, piece) parts of `line` of at most MAX_PARSE_CHARS characters each, cut after the last sentence
     end, comma or space before the limit (at the limit when there is none in the second half). Shared with the
-    Japanese PII name recognizer (`corpora.pii.ja.names`), which needs the offsets."""
+    Japanese PII name recognizer (`corpora.lang.ja.pii.names`), which needs the offsets."""
     out = []
     pos = 0
     while len(line) - pos > MAX_PARSE_CHARS:
@@ -282,6 +282,23 @@ STOP_WORDS = ("の", "に", "を", "は", "た", "て", "が", "と", "で", "�
 TERMINAL_PUNCTUATION = ("。", "｡", "！", "？", "!", "?", "．", ".")
 
 
+# ---- PII (the pack: corpora/lang/ja/pii/) ---------------------------------------------------------------------
+# The types shared with Korean where the thing is the same (a phone number, an address, a name), and two of its
+# own: MY_NUMBER (個人番号, 12 digits with a check digit; it encodes nothing, unlike a resident registration
+# number, and the law gives it its own category, 特定個人情報) and CORPORATE_NUMBER (法人番号, 13 digits, the tax
+# agency's number of a legal entity, and 会社法人等番号, the commercial registry's 12 digits). Postal codes are on
+# by default here: seven digits name a block of streets (a Korean postal code names a district), and `〒` marks
+# them unambiguously.
+PII_TYPES = ("PERSON", "PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "POSTAL_CODE", "CARD", "EMAIL", "URL", "IP",
+             "ADDRESS")
+# The structured identifiers of the evaluation's `structured` row (postal codes are left out, as in Korean).
+PII_STRUCTURED_TYPES = ("PHONE", "FAX", "MY_NUMBER", "CORPORATE_NUMBER", "CARD", "EMAIL", "URL", "IP")
+# Its names need the `ja` extra (unidic-lite); importing the pack does not load MeCab.
+PII = PackFacts(pack="corpora.lang.ja.pii:JAPANESE", types=PII_TYPES, faker_locale="ja_JP", presidio_region="JP",
+                structured=PII_STRUCTURED_TYPES, surrogates="corpora.lang.ja.surrogates:surrogate",
+                key_packages=("mecab-python3", "unidic-lite", "python-stdnum"))
+
+
 class Japanese(Language):
     code: ClassVar[str] = "ja"
     name: ClassVar[str] = "Japanese"
@@ -321,6 +338,9 @@ class Japanese(Language):
         return words
 
     mecab_dictionary: ClassVar[str | None] = "unidic-lite"
+    pii: ClassVar[PackFacts | None] = PII
+    card_example: ClassVar[str | None] = "日本の首都は{mask}です。"
+    evaluation_suite: ClassVar[str | None] = "jglue"
 
     def morphemes(self, chunk: str) -> list[str]:
         """The MeCab tokens of `split_words` (UniDic short units): pre-tokenization's morphemes."""

@@ -1,7 +1,7 @@
 """The Japanese PII pack: `patterns.py` (phone and fax numbers, postal codes, My Number, corporate numbers,
 addresses), `names.py` (MeCab + UniDic person names), and the language-neutral recognizers of `common.py`
 (e-mail, URL, IP, card numbers) with Japanese context words. `JAPANESE` is the `ja` row of
-`engine.PII_LANGUAGES`; the types are `types.JA_TYPES`.
+`Language.pii.pack` of `corpora.lang.ja`; the types are its `PII_TYPES`.
 
 Needs the `ja` extra (unidic-lite) for names; importing this module does not load MeCab.
 """
@@ -12,9 +12,9 @@ import re
 
 from presidio_analyzer import EntityRecognizer
 
+from corpora.lang.ja.pii.names import JaPersonRecognizer
+from corpora.lang.ja.pii.patterns import ADDRESS_TRIGGER, LANG, build_pattern_recognizers, fold
 from corpora.pii.common import PiiLanguage, card_recognizer, email_recognizer, ip_recognizers, url_recognizer
-from corpora.pii.ja.names import JaPersonRecognizer
-from corpora.pii.ja.patterns import ADDRESS_TRIGGER, LANG, build_pattern_recognizers, fold
 
 # Kana or kanji: where the name finder runs (a line of Latin letters and digits holds no UniDic 人名).
 KANA_KANJI = re.compile("[\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff]")

@@ -6,7 +6,7 @@ It tells what FineWeb-2's, Dolma's and the KLUE corpus's descriptions tell, and 
 the sources and their licences (each document carries its source's licence), the funnel per source and per drop
 reason, deduplication, decontamination (which benchmark files, how many documents), PII (mode, types, counts,
 the recognizers and, when measured, their recall on a gold file), toxicity, what was not done, and how to
-reproduce the folder. The model card (pretrain/card_sections.py) shares the funnel, PII and decontamination
+reproduce the folder. The model card (pipeline/release/sections.py) shares the funnel, PII and decontamination
 sections, so the two cards of one run say the same thing in the same words.
 """
 
@@ -20,11 +20,12 @@ from typing import Any
 
 import yaml
 
-from corpora.licenses import HUB_LICENSES, LICENSE_FILE, OTHER, CardLicense
 from pipeline import io
 from pipeline.plots import md_table
-from pretrain.card_facts import CorpusFacts
-from pretrain.card_sections import LANGUAGES, decontamination_section, funnel_lines, pii_section
+from pipeline.release.facts import CorpusFacts
+from pipeline.release.licenses import HUB_LICENSES, LICENSE_FILE, OTHER, CardLicense
+from pipeline.release.sections import decontamination_section, funnel_lines, language_name, pii_section
+from pipeline.workdir import WorkdirError
 
 CARD = "README.md"
 CORPUS_STAGES = ("collect", "filter", "dedup", "decontaminate", "pii")  # the stages whose outputs are documents
@@ -145,7 +146,7 @@ def _title(e: CorpusExport) -> str:
     f = e.facts
     n = sum(e.docs.values())
     chars = (f.stages[e.stage].manifest.get("funnel") or {}).get("chars_kept")
-    lang = LANGUAGES.get(f.language, f.language)
+    lang = language_name(f)
     size = f" ({chars:,} characters)" if chars else ""
     recipe = f" by klue-pipeline's recipe `{f.recipe}`" if f.recipe else ""
     arm = f", arm `{f.arm}`" if f.arm else ""
@@ -345,3 +346,18 @@ def _reproduce(e: CorpusExport) -> str:
         lines += ["", "<details><summary>The recipe, as the run recorded it</summary>", "", "```yaml", recipe,
                   "```", "", "</details>"]
     return "\n".join(lines)
+
+
+def read_corpus_card(folder: Path) -> dict[str, Any]:
+    """The klue-pipeline facts a corpus export recorded in its card (`klue_pipeline` in the metadata): what a model
+    export checks before it links the dataset."""
+    from huggingface_hub import DatasetCard
+
+    path = folder / CARD
+    if not path.is_file():
+        raise WorkdirError(f"{path}: not found; {folder} is not a folder written by `klue export --corpus`")
+    data = DatasetCard.load(path).data.to_dict()
+    facts = data.get("klue_pipeline")
+    if not isinstance(facts, dict) or "stage_key" not in facts:
+        raise WorkdirError(f"{path}: no klue_pipeline record; {folder} was not written by `klue export --corpus`")
+    return facts

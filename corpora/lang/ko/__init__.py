@@ -1,4 +1,6 @@
-"""Korean: Hangul script test, eojeol words, a rule-based sentence splitter, web boilerplate, thresholds.
+"""Korean: Hangul script test, eojeol words, a rule-based sentence splitter, web boilerplate, thresholds, its PII
+pack (`pii/`: recognizers; `surrogates.py` and `particles.py`: fakes whose final sound fits the particle after
+them), the model card's example and its evaluation suite (KLUE).
 
 Why a hand-written sentence splitter: `kss` (the usual Korean splitter) pulls in heavy dependencies (its
 default backend needs a morphological analyzer model, pecab/mecab wheels, emoji and more) and is slow on
@@ -18,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from corpora.lang.base import Language, append_stripped
+from corpora.lang.base import Language, PackFacts, append_stripped
 
 # Hangul syllables, Hangul jamo, compatibility jamo, jamo extended-A and -B.
 HANGUL_CHARS = "\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\ud7b0-\ud7ff"
@@ -88,6 +90,22 @@ _DATE_TAIL = re.compile(r"\d{2,4}\.\s?\d{1,2}\.\s?\d{1,2}$")
 _MAX_QUOTE_SPAN = 300  # a quote open longer than this on one line is taken as unbalanced
 
 
+# ---- PII (the pack: corpora/lang/ko/pii/) ---------------------------------------------------------------------
+PII_TYPES = ("PERSON", "PHONE", "FAX", "RRN", "FRN", "CORP_REG", "BUSINESS_REG", "DRIVER_LICENSE", "PASSPORT",
+             "CARD", "ACCOUNT", "MEDICAL_INSURANCE", "VEHICLE", "EMAIL", "URL", "IP", "ADDRESS")
+PII_STRUCTURED_TYPES = ("PHONE", "FAX", "RRN", "FRN", "EMAIL", "URL", "IP", "CARD", "ACCOUNT", "PASSPORT",
+                        "DRIVER_LICENSE", "BUSINESS_REG", "CORP_REG")
+# Off by default (an ablation may want them; `pii_detect: {optional_types: [...]}`): 5-digit postal codes in an
+# address context, dates of birth (labelled, or followed by 생), ages (`34세`, `만 18세 이상`, `60대 후반`).
+# The names are the shared evaluation file's labels.
+PII_OPTIONAL_TYPES = ("POSTAL_CODE", "DT_BIRTH", "AGE")
+PII = PackFacts(pack="corpora.lang.ko.pii:KOREAN", types=PII_TYPES, faker_locale="ko_KR", presidio_region="KR",
+                optional=PII_OPTIONAL_TYPES, structured=PII_STRUCTURED_TYPES,
+                surrogates="corpora.lang.ko.surrogates:surrogate",  # names fit the particle after them
+                presidio_recognizers=("KrRrnRecognizer", "KrFrnRecognizer", "KrBrnRecognizer",
+                                      "KrDriverLicenseRecognizer", "KrPassportRecognizer"))
+
+
 _TAGGER: tuple[int, Any] | None = None  # (pid, MeCab.Tagger): one per process, made on first use
 
 
@@ -115,6 +133,9 @@ class Korean(Language):
     default_thresholds: ClassVar[dict[str, Any]] = DEFAULTS
 
     mecab_dictionary: ClassVar[str | None] = "mecab-ko-dic"
+    pii: ClassVar[PackFacts | None] = PII
+    card_example: ClassVar[str | None] = "대한민국의 수도는 {mask}이다."
+    evaluation_suite: ClassVar[str | None] = "klue"
 
     def morphemes(self, chunk: str) -> list[str]:
         """MeCab (mecab-ko-dic) surfaces of one eojeol, analysed on its own. Why one eojeol at a time:

@@ -1,4 +1,4 @@
-"""The sections of a model card, in markdown, from its `CardFacts` (pretrain/card_facts.py).
+"""The sections of a model card, in markdown, from its `CardFacts` (pipeline/release/facts.py).
 
 Each section states what the run measured and recorded, and says so when something was not recorded (a stage
 that did not run, a fidelity report without texts) instead of leaving a gap. The limitations are derived from
@@ -11,11 +11,12 @@ import os
 from typing import Any
 
 from pipeline.plots import md_table
-from pretrain.card_facts import CardFacts, CorpusFacts
+from pipeline.release.facts import CardFacts, CorpusFacts
 
-# the fill-mask example of the card, per language (the mask token is put in from the tokenizer)
-EXAMPLES = {"ko": "대한민국의 수도는 {mask}이다.", "ja": "日本の首都は{mask}です。"}
-LANGUAGES = {"ko": "Korean", "ja": "Japanese"}
+
+def language_name(f: CorpusFacts) -> str:
+    """The corpus language as the card names it: the language folder's English name, else its code."""
+    return f.language_name or f.language
 PII_MODES = {
     "placeholder": "every detected span was replaced by its type's placeholder token (`[PHONE]`, `[PERSON]`, ...), "
                    "each a single reserved token of the vocabulary",
@@ -40,7 +41,7 @@ def _title(f: CardFacts) -> str:
     cls = (f.config.get("architectures") or ["a masked-LM encoder"])[0]
     n = f.summary.get("params")
     size = f"{_millions(n)} parameters, " if n else ""
-    lang = LANGUAGES.get(f.language, f.language)
+    lang = language_name(f)
     what = (f"checkpoint of step {f.checkpoint['step']:,} of a pretraining run" if f.checkpoint
             else "model pretrained from scratch")
     docs = (f.stages["pii"].manifest.get("funnel") or {}).get("docs_kept") if "pii" in f.stages else None
@@ -53,7 +54,9 @@ def _title(f: CardFacts) -> str:
 
 
 def _usage(f: CardFacts) -> str:
-    example = EXAMPLES.get(f.language, EXAMPLES["ko"]).format(mask=f.mask_token)
+    # the language folder's fill-mask sentence, the mask token put in from the tokenizer; a language without one:
+    # the bare mask token
+    example = (f.card_example or "{mask}").format(mask=f.mask_token)
     return ("## How to use\n\n```python\nfrom transformers import pipeline\n"
             'fill = pipeline("fill-mask", model="path/to/this/folder")  # or the Hub repo it was uploaded to\n'
             f'print(fill("{example}"))\n```\n\n'
@@ -150,7 +153,7 @@ def pii_section(f: CorpusFacts, what: str = "model") -> str:
         lines += ["", f"Detection (`pii_detect`, threshold {f.params('pii_detect').get('threshold', '?')}): "
                       f"{detected.get('spans', 0):,} spans in {detected.get('docs_with_pii', 0):,} of "
                       f"{detected.get('docs', 0):,} documents, by presidio-analyzer with klue-pipeline's "
-                      f"{LANGUAGES.get(f.language, f.language)} recognizers, offline."]
+                      f"{language_name(f)} recognizers, offline."]
     return "\n".join(lines)
 
 

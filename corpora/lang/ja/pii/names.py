@@ -31,7 +31,7 @@ from typing import Any
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 
 from corpora.lang.ja import line_pieces, unidic_args
-from corpora.pii.ja.patterns import LANG, fold
+from corpora.lang.ja.pii.patterns import LANG, fold
 
 HONORIFICS = frozenset(("様", "さま", "さん", "氏", "君", "くん", "ちゃん", "先生", "殿", "どの"))
 # After a full name these make a place, a facility or a work named after a person, not the person.

@@ -1,6 +1,6 @@
-"""The Korean PII pack: the recognizers of `recognizers.py` (patterns) and `names.py` (MeCab, mecab-ko-dic),
+"""The Korean PII pack: the recognizers of `patterns.py` and `names.py` (MeCab, mecab-ko-dic),
 wired for the detector. The Korean rules themselves live in those two modules (their history and tests);
-this module is the Korean row of `engine.PII_LANGUAGES`."""
+this module is what `Language.pii.pack` of `corpora.lang.ko` names."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import re
 
 from presidio_analyzer import EntityRecognizer
 
+from corpora.lang.ko.pii.names import MecabPersonRecognizer
+from corpora.lang.ko.pii.patterns import LANG, SIDO, build_pattern_recognizers
 from corpora.pii.common import PiiLanguage
-from corpora.pii.ko.names import MecabPersonRecognizer
-from corpora.pii.ko.patterns import LANG, SIDO, build_pattern_recognizers
 
 # An address pattern starts at most a few words before a 시·군·구 word or a 시·도 name.
 ADDR_TRIGGER = re.compile(rf"(?:[시군구]\s|{SIDO})")

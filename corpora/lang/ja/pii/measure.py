@@ -1,6 +1,6 @@
 """Spans the Japanese detector finds in real text that has no planted PII: how many of each type, and examples.
 
-    python -m corpora.pii.ja.measure --data-dir $KLUE_DATA_DIR        # ../shared/data in this workspace
+    python -m corpora.lang.ja.pii.measure --data-dir $KLUE_DATA_DIR        # ../shared/data in this workspace
 
 reads the first 2,000 paragraphs of `ja/corpus/wiki/jawiki_jaquad_paragraphs.jsonl` (JaQuAD's Wikipedia
 paragraphs) and the Tanaka sentences of `ja/corpus/parallel_ja_en/tanaka_jec_pairs.csv` (rows whose origin
@@ -69,6 +69,7 @@ def scan(texts: Iterable[str], detector: Any, context: int = 12) -> dict[str, An
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def main(data_dir: Path, paragraphs: int, examples: int, fmt: str) -> None:
     """Spans per type on Japanese text with no planted PII (jawiki paragraphs, Tanaka sentences)."""
+    # lazy: presidio and spaCy (corpora.pii.engine)
     from corpora.pii.engine import PiiDetector
 
     det = PiiDetector(language="ja")

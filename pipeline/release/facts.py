@@ -1,7 +1,8 @@
 """The facts a model card states (`CardFacts`), gathered from one run's files: the upstream stage folders and
 their manifests, the recipe's sources and licences, the pretrain params and summary, the model folder's
-config.json and tokenizer_config.json. pretrain/card.py turns them into the card; pretrain/card_sections.py
-writes its sections.
+config.json and tokenizer_config.json; what a stage contributes through `Stage.card_facts` (the pretrain stage's
+training facts, the finetune stage's `Evaluation`). pipeline/release/card.py turns them into the card;
+pipeline/release/sections.py writes its sections.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpora.licenses import CardLicense, card_license
+from pipeline.release.licenses import CardLicense, card_license
 from pipeline.stage import StageInput
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The fine-tuning part of a card (pretrain/card_scores.py builds it from the finetune stage's runs): the
-    results table in markdown, the pretrained row as `EvalResult`s, and limitations read from the runs."""
+    """The fine-tuning part of a card (the finetune stage's `card_facts`, finetune/card.py, builds it from its
+    runs): the results table in markdown, the pretrained row as `EvalResult`s, and limitations read from the runs."""
 
     markdown: str
     results: list[Any]  # huggingface_hub.EvalResult
@@ -30,12 +31,16 @@ class Evaluation:
 @dataclass(kw_only=True)
 class CorpusFacts:
     """What a card says about the text: the run's upstream stage folders, the sources' licences, the language.
-    The dataset card (`klue export --corpus`, pretrain/dataset_card.py) states these alone; a model card adds
+    The dataset card (`klue export --corpus`, pipeline/release/dataset_card.py) states these alone; a model card adds
     the model's (`CardFacts`)."""
 
     name: str  # the name in the card (a model's in `model-index`, a dataset's `pretty_name`)
     recipe: str | None
-    language: str
+    language: str  # ISO 639 code, as the Hub's metadata takes it
+    # the language's own words for the card, from its folder (corpora/lang/<code>/, through the vocab stage's
+    # `card_facts`: the ground floor knows no language): its English name, and a fill-mask sentence with {mask}
+    language_name: str | None = None
+    card_example: str | None = None
     license: CardLicense
     stages: dict[str, StageInput]  # the upstream stage folders by name (collect .. encode, vocab)
     arm: str | None = None  # the arm, for `klue export`'s cards (the stage's card must not depend on it)
@@ -80,8 +85,11 @@ def gather(model_dir: Path, stages: Mapping[str, StageInput], *, name: str | Non
     run's upstream stage folders, the recipe's name and (source, licence) pairs, the pretrain params and
     summary; `extra` sets the optional `CardFacts` fields. Without a `name`, the model is named by what it is
     (`modernbert-tiny-ko`)."""
-    vocab = stages.get("vocab")
-    language = ((vocab.manifest.get("params") or {}).get("language") if vocab else None) or "ko"
+    language = extra.pop("language", None)
+    if not language:  # the vocab stage's `card_facts` states it; a card of a run without one cannot guess it
+        raise ValueError(f"{model_dir}: the card's language is unknown: no vocab stage folder among the run's "
+                         f"stages ({', '.join(stages) or 'none'}) to read it from (a run made outside a workdir: "
+                         "`klue export-checkpoint --language CODE`)")
     config = read_json(model_dir / "config.json")
     name = name or f"{config.get('model_type', 'encoder')}-{train.get('model', 'model')}-{language}"
     return CardFacts(name=model_name(name), recipe=recipe, language=language, license=card_license(sources),

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 
+from corpora.lang.ja.pii.patterns import corporate_number_ok, my_number_ok
 from corpora.pii import validators as v
-from corpora.pii.ja.patterns import corporate_number_ok, my_number_ok
 from corpora.pii.surrogates import fix_check_digit, reshape
 
 

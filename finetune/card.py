@@ -1,4 +1,5 @@
-"""The fine-tuning part of a model card: the finetune stage's runs -> the results table and `model-index` entries.
+"""The fine-tuning part of a model card: the finetune stage's runs -> the results table and `model-index` entries,
+which `FinetuneStage.card_facts` contributes to the card (pipeline/release/card.py) as its `evaluation`.
 
 The table is `finetune.results`' own (`load_runs` / `table_of` / `to_markdown` over the stage's run folders):
 the pretrained row, random init, the floors, Δ with the Multi-Bootstrap's interval and p (Holm-adjusted), the
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from finetune.registry import ALL_TASKS
+from finetune.results import MINIMAL_POINTS, load_runs, table_of, to_markdown
+from finetune.verdict import verdict
+from pipeline.release.facts import Evaluation
 from pipeline.stage import StageInput
-from pretrain.card_facts import Evaluation
 
 # suite -> (Hub dataset id, pretty name); task -> (suite, dataset config, Hub task type)
 HUB_DATASETS = {"klue": ("klue/klue", "KLUE"), "jglue": ("shunk031/JGLUE", "JGLUE")}
@@ -31,9 +35,6 @@ DEV_SPLIT, CAPPED = "†", "‡"
 
 def evaluation(finetune: StageInput) -> Evaluation | None:
     """The card's evaluation from a finished finetune stage folder; None when it fine-tuned nothing."""
-    from finetune.results import MINIMAL_POINTS, load_runs, table_of
-    from finetune.verdict import verdict
-
     rel = finetune.meta.get("runs") or []
     if not rel:
         return None
@@ -58,8 +59,6 @@ def eval_results(runs: list[dict[str, Any]]) -> list[Any]:
     """One `huggingface_hub.EvalResult` per (task, official metric) of the pretrained runs: the mean over the
     seeds, exactly as metrics.json holds it."""
     from huggingface_hub import EvalResult
-
-    from finetune.registry import ALL_TASKS
 
     out = []
     for run in runs:
@@ -110,8 +109,6 @@ def _intro(runs: list[dict[str, Any]], generated: set[str]) -> str:
 
 def _markdown(table: dict[str, Any]) -> str:
     """`finetune.results.to_markdown` of the table, narrowed to the columns some row of ours has a score in."""
-    from finetune.results import to_markdown
-
     cols = [c for c in table["columns"] if any((row.get(c) or {}).get("mean") is not None
                                                for row in table["ours"].values())]
     return to_markdown({**table, "columns": cols})

@@ -1,7 +1,7 @@
 """The model card: `README.md` beside a model folder's weights, in the Hub's format, from what the run recorded.
 
 What users keep of a run is the model folder, so the card carries the run's story with it: which text the model
-saw and under which licences (corpora/licenses.py), what curation removed, what PII replacement did, which
+saw and under which licences (pipeline/release/licenses.py), what curation removed, what PII replacement did, which
 benchmarks the corpus was decontaminated against, the tokenizer, the training, the KLUE scores when the run
 fine-tuned, and what the measurements say it cannot do. Every number is read from the run's files (manifests,
 summary.json, config.json, the fine-tuning metrics), never typed in.
@@ -10,21 +10,27 @@ It is written with `huggingface_hub`'s `ModelCardData` / `EvalResult` / `ModelCa
 metadata block is what the Hub parses (language, licence, datasets, `pipeline_tag: fill-mask`, tags,
 `model-index`). `check_metadata` validates it offline: `ModelCard.validate()` would ask the Hub over the network.
 
-Three writers use it: the pretrain stage (`final/README.md`: data and training facts, no scores: fine-tuning
-runs after it), `klue export-checkpoint` (the same for one checkpoint), and `klue export` (the full card, with
-the fine-tuning table as `model-index` entries; pretrain/publish.py). The facts are gathered by
-pretrain/card_facts.py (and card_run.py, card_scores.py), the sections written by pretrain/card_sections.py.
+It is written by one function, `write_model_card`, for three callers: the pretrain stage (`final/README.md`:
+data and training facts, no scores: fine-tuning runs after it), `klue export-checkpoint` (the same for one
+checkpoint), and `klue export` (the full card, with the fine-tuning table as `model-index` entries;
+pipeline/release/export.py). The facts are gathered by pipeline/release/facts.py from the stage folders' manifests
+and from what each stage class contributes through `Stage.card_facts` (the pretrain stage's training facts, the
+finetune stage's scores: finetune/card.py), the sections written by pipeline/release/sections.py.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from corpora.licenses import HUB_LICENSES, LICENSE_FILE, OTHER, CardLicense
 from pipeline import io
-from pretrain.card_facts import CardFacts
+from pipeline.release.facts import CardFacts, gather
+from pipeline.release.licenses import HUB_LICENSES, LICENSE_FILE, OTHER
+from pipeline.release.sections import body
+from pipeline.stage import StageInput
+from pipeline.stages import STAGES
 
 CARD = "README.md"  # the file name the Hub reads a card from
 LICENSE_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
@@ -58,8 +64,6 @@ def build_card(facts: CardFacts) -> Any:
     sections (`card_sections.body`). `ModelCard` parses the block back on construction (the `model-index`
     included), so a card that huggingface_hub cannot read fails here, not on the Hub."""
     from huggingface_hub import ModelCard
-
-    from pretrain.card_sections import body
 
     return ModelCard(f"---\n{card_data(facts).to_yaml()}\n---\n\n{body(facts)}")
 
@@ -104,23 +108,32 @@ def check_metadata(data: Any) -> list[str]:
     return problems
 
 
-def write_card(folder: Path, card: Any, lic: CardLicense) -> list[str]:
-    """`folder/README.md`, and `folder/LICENSE` when the card's licence points at it; atomic writes. Returns
-    the names written. A card whose metadata fails `check_metadata` is an error naming the folder."""
+def write_model_card(folder: Path, stages: Mapping[str, StageInput], *, model_dir: Path | None = None,
+                     registry: Any = None, **facts: Any) -> CardFacts:
+    """The one writer of a model card: `folder/README.md`, and `folder/LICENSE` when the card's licence points at
+    it (atomic writes), for the model folder `model_dir` (default: `folder`; its config.json and
+    tokenizer_config.json). Returns the facts the card states.
+
+    `stages`: the run's stage folders by name. Every stage class of the registry (default: the pipeline's stage
+    graph) contributes through its `Stage.card_facts` hook, as the report asks `Stage.verdict`: the pretrain
+    stage its training facts, the finetune stage the KLUE table and `model-index`; the data stages' facts are
+    read from their manifests (facts.py, sections.py). `facts`: `gather`'s arguments and `CardFacts` fields the
+    caller knows (the name, the recipe and its sources, provenance; a stage's own facts while it runs). A card
+    whose metadata fails `check_metadata` is an error naming the folder."""
+    registry = registry or STAGES
+    contributed: dict[str, Any] = {}
+    for name, stage in stages.items():
+        if name in registry.names:
+            contributed.update(registry.get(name).card_facts(stage))
+    stated = gather(model_dir or folder, stages, **{**contributed, **facts})
+    card = build_card(stated)
     problems = check_metadata(card.data)
     if problems:
         raise ValueError(f"{folder / CARD}: the card's metadata is not what the Hub accepts: " + "; ".join(problems))
     io.write_text(folder / CARD, str(card))
-    written = [CARD]
-    if lic.needs_file:
-        io.write_text(folder / LICENSE_FILE, lic.license_file())
-        written.append(LICENSE_FILE)
-    return written
-
-
-def write_model_card(folder: Path, facts: CardFacts) -> list[str]:
-    """`build_card` + `write_card` into a model folder."""
-    return write_card(folder, build_card(facts), facts.license)
+    if stated.license.needs_file:
+        io.write_text(folder / LICENSE_FILE, stated.license.license_file())
+    return stated
 
 
 def _sources(facts: CardFacts) -> list[tuple[str, str]]:

@@ -1,9 +1,9 @@
 """The Korean surrogates that differ from the shared rules of `corpora/pii/surrogates.py` (the pack's
 `PackFacts.surrogates`): a person name or an address that ends in the final sound the text around it needs, so
 the particle after it still agrees (`홍길동이` -> `박영숙이`, never `박영수이`; rules and sources:
-`ko_particles.py`). Every other type: None, the shared rules.
+`particles.py`). Every other type: None, the shared rules.
 
-A module of its own, outside `corpora/pii/ko/`: importing that package imports presidio (seconds per process),
+A module of its own, outside `corpora/lang/ko/pii/`: importing that package imports presidio (seconds per process),
 which the replace stage never needs.
 """
 
@@ -13,7 +13,7 @@ import random
 import re
 from functools import lru_cache
 
-from corpora.pii.ko_particles import DIGITS_OF_CLASS, FinalClass, final_class, wanted_class
+from corpora.lang.ko.particles import DIGITS_OF_CLASS, FinalClass, final_class, wanted_class
 
 ADDRESS_TRIES = 12  # Faker addresses drawn before the last one is adjusted (about 1 in 5 ends right by chance)
 TOWN = re.compile(r"\s*\([^()]*\)$")  # Faker ko_KR's optional " (읍면동)" at the end
