@@ -31,7 +31,7 @@ from pretrain.config import TrainConfig
 from pretrain.metrics import read_metrics
 from pretrain.preempt import PREEMPTED_FILE
 from pretrain.train import Halted, train
-from testkit.pretrain import context, encode_fixture, spy_steps_read
+from testkit.pretrain import context, dropout_config, encode_fixture, spy_steps_read
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +40,7 @@ def encoded(tmp_path_factory):
 
 
 def _cfg(encoded, out: Path, **kw) -> TrainConfig:
-    """tests/test_pretrain_train.py's tiny RoBERTa with dropout on (a resume must restore the RNG state too)."""
-    enc, vocab, _ = encoded
-    base = dict(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
-                batch_size=4, grad_accum=2, max_steps=6, warmup_steps=2, lr=2e-3, log_every=1,
-                eval_every=3, eval_batches=2, checkpoint_every=2, threads=1,
-                model_overrides={"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1})
-    base.update(kw)
-    return TrainConfig(**base)
+    return dropout_config(encoded, out, **{"max_steps": 6, "eval_every": 3, "checkpoint_every": 2, **kw})
 
 
 def _weights(run: Path) -> bytes:

@@ -14,7 +14,7 @@ from pretrain.config import TrainConfig
 from pretrain.metrics import read_metrics
 from pretrain.rollback import DataSkips, RollbackLimit, SpikeWatch
 from pretrain.train import Halted, train
-from testkit.pretrain import encode_fixture
+from testkit.pretrain import dropout_config, encode_fixture
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +23,8 @@ def encoded(tmp_path_factory):
 
 
 def _cfg(encoded, out: Path, **kw) -> TrainConfig:
-    enc, vocab, _ = encoded
-    base = dict(encode_dir=str(enc), tokenizer_dir=str(vocab / "tok"), out_dir=str(out), seq_len=32,
-                batch_size=4, grad_accum=2, max_steps=12, warmup_steps=2, lr=2e-3, log_every=1,
-                eval_every=6, eval_batches=2, checkpoint_every=3, keep_checkpoints=5, threads=1, spike_window=3,
-                model_overrides={"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1})
-    base.update(kw)
-    return TrainConfig(**base)
+    return dropout_config(encoded, out, **{"max_steps": 12, "eval_every": 6, "checkpoint_every": 3,
+                                           "keep_checkpoints": 5, "spike_window": 3, **kw})
 
 
 def _weights(run: Path) -> bytes:

@@ -67,6 +67,20 @@ def pretrain_key(tmp_path: Path, *overrides: str) -> tuple[str, dict]:
     return planned.key, planned.params
 
 
+def dropout_config(encoded, out: Path, **kw: Any):
+    """The resilience tests' run (a `TrainConfig`, for `pretrain.train.train`): a tiny RoBERTa with dropout on (a
+    resume must restore the RNG state too) on `encoded` (`encode_fixture`'s), one thread, micro-batch 4 x
+    grad_accum 2 of 32 tokens; `kw` sets the steps, cadences and test hooks."""
+    from pretrain.config import TrainConfig
+
+    enc, vocab, _ = encoded
+    return TrainConfig(**{"encode_dir": str(enc), "tokenizer_dir": str(vocab / "tok"), "out_dir": str(out),
+                          "seq_len": 32, "batch_size": 4, "grad_accum": 2, "warmup_steps": 2, "lr": 2e-3,
+                          "log_every": 1, "eval_batches": 2, "threads": 1,
+                          "model_overrides": {"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1},
+                          **kw})
+
+
 def two_rank_params(launcher: str, **more: Any):
     """The launcher tests' run: 2 CPU ranks x 1 thread, fp32, 6 steps of a tiny model on the fixture shards,
     checkpoints at 3 and 6; `more`: the launcher's own fields (`slurm`, `ray`) or longer runs."""
