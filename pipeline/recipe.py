@@ -182,6 +182,7 @@ def build_recipe(raw: dict[str, Any], where: str, registry: StageRegistry, until
     for name in needed_ordered:
         cls = stage_class(registry, name, where)
         params[name] = _validate_params(cls.params_model, stages_raw.get(name, {}), where, f"stages.{name}")
+        _known_sources(params[name], names, where, f"stages.{name}")
     recipe = recipe.model_copy(update={"stages": params, "variants": variants_raw})
 
     arms = []
@@ -243,6 +244,16 @@ def _validate_sources(sources: list[Any], registry: StageRegistry, where: str) -
         except ValidationError as e:
             raise RecipeError(_format_validation(e, where, ("sources", str(i)), model)) from None
     return out
+
+
+def _known_sources(params: Any, sources: list[str], where: str, key: str) -> None:
+    """A stage's `per_source` settings name sources of the recipe: an entry for a source the recipe no longer has
+    (its `sources:` replaced, by an `extends:` or `--set sources=...`) would silently apply to nothing."""
+    stale = sorted(set(getattr(params, "per_source", None) or {}) - set(sources))
+    if stale and sources:
+        raise RecipeError(f"{where}: {key}.per_source: {', '.join(map(repr, stale))} "
+                          f"{'is not a source' if len(stale) == 1 else 'are not sources'} of this recipe "
+                          f"(sources: {', '.join(sources)}); remove the entry, or rename it to the source it meant")
 
 
 def _take_language(cls: type[Stage[Any]], stages_raw: dict[str, Any], name: str, language: str, where: str) -> None:

@@ -234,3 +234,19 @@ def test_a_stage_language_other_than_the_recipes_is_an_error(monkeypatch):
         load_recipe(E2E, ["language=ja", "stages.filter.language=ko"], until="filter")
     with pytest.raises(RecipeError, match=r"language: .*'xx'.*ko"):
         load_recipe(E2E, ["language=xx"], until="filter")
+
+
+def test_a_per_source_entry_for_a_source_the_recipe_does_not_have_is_an_error():
+    """Replacing `sources:` (an `extends:`, a `--set`) would otherwise leave per_source settings that apply to
+    nothing, silently."""
+    from pipeline.recipe import RecipeError, load_recipe
+    from pipeline.sample import SAMPLE_DIR
+
+    rec = load_recipe(SAMPLE_DIR / "recipe.yaml", until="filter")
+    first = rec.sources[0].name
+    ok = load_recipe(SAMPLE_DIR / "recipe.yaml", [f"stages.filter.per_source={{{first}: {{min_chars: 5}}}}"],
+                     until="filter")
+    assert ok.stages["filter"].per_source == {first: {"min_chars": 5}}
+    with pytest.raises(RecipeError, match=r"stages\.filter\.per_source: 'gone' is not a source of this recipe "
+                                          rf"\(sources: {first}, "):
+        load_recipe(SAMPLE_DIR / "recipe.yaml", ["stages.filter.per_source={gone: {min_chars: 5}}"], until="filter")
