@@ -198,14 +198,12 @@ class PretrainStage(Stage[PretrainParams]):
         adopted = adopt_other_world(ctx, cfg)
         parent = None if adopted else continue_from_parent(ctx, cfg.max_steps)
         io.write_text(cfg_path, cfg.model_dump_json(indent=1) + "\n")
-
         if p.launcher != "slurm":
             refuse_active_job(ctx.out_dir)  # a Slurm job still training in this folder: no second run beside it
         if p.launcher == "slurm":  # a job on the allocation of `slurm:`; a rerun re-attaches (pretrain/slurm.py)
             summary = run_on_slurm(cfg, cfg_path, p.slurm or SlurmParams(),
                                    progress=lambda: self._loop_progress(ctx.out_dir, {}))
         elif p.launcher == "ray":  # Ray Train workers on the executor's cluster (pretrain/ray_train.py)
-
             summary = run_on_ray(cfg, cfg_path, p.ray or RayTrainParams(), ctx.executor,
                                  progress=lambda: self._loop_progress(ctx.out_dir, {}))
         elif p.num_processes == 1 and p.deepspeed is None:
