@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -188,19 +189,30 @@ def results_row(results: dict[str, Any], stage: str, gb: float, workers: int) ->
 
 def _print_acceptance(results: dict[str, Any], sizes: list[float]) -> None:
     """Per stage, one worker: peak RSS and MB/CPU-s at the largest size over the smallest (issue 49's bounds:
-    RSS within 1.25x, rate within 15 %)."""
+    RSS within 1.25x, rate within 15 %), and the marginal rate between consecutive sizes: the extra MB over the
+    extra CPU seconds, in which a stage's fixed cost (its workers' start-up: the PII analyzer's load, MeCab's
+    dictionary) cancels, so that it says whether the cost of a MB grows with the corpus. Stored under
+    `results["acceptance"]`."""
     lo, hi = min(sizes), max(sizes)
     if lo == hi:
         return
-    print(f"\nper stage, workers 1: largest ({hi:g} GB) over smallest ({lo:g} GB)")
+    ordered = sorted(set(sizes))
+    print(f"\nper stage, workers 1: largest ({hi:g} GB) over smallest ({lo:g} GB); marginal MB/CPU-s between sizes")
+    acc: dict[str, Any] = {}
     for s in results["stages"]:
         try:
-            a, b = results_row(results, s, lo, 1), results_row(results, s, hi, 1)
+            rows = [results_row(results, s, gb, 1) for gb in ordered]
         except StopIteration:
             continue
-        print(f"{s:14s} peak RSS x{b['peak_rss_mb'] / a['peak_rss_mb']:.2f}   MB/CPU-s x"
-              f"{b['mb_per_cpu_s'] / a['mb_per_cpu_s']:.2f}")
-
+        a, b = rows[0], rows[-1]
+        marginal = {f"{x['gb']:g}-{y['gb']:g}":
+                    round((y["input_mb"] - x["input_mb"]) / max(y["cpu_s"] - x["cpu_s"], 1e-3), 3)
+                    for x, y in pairwise(rows)}
+        acc[s] = {"rss_ratio": round(b["peak_rss_mb"] / a["peak_rss_mb"], 3),
+                  "rate_ratio": round(b["mb_per_cpu_s"] / a["mb_per_cpu_s"], 3), "marginal_mb_per_cpu_s": marginal}
+        print(f"{s:14s} peak RSS x{acc[s]['rss_ratio']:.2f}   MB/CPU-s x{acc[s]['rate_ratio']:.2f}   marginal "
+              + "  ".join(f"{k} GB: {v:.2f}" for k, v in acc[s]["marginal_mb_per_cpu_s"].items()))
+    results["acceptance"] = acc
 
 if __name__ == "__main__":
     main()

@@ -15,19 +15,19 @@ the edges alone.
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 import numpy as np
 import xxhash
 
-_NON_WORD = re.compile(r"[\W_]+")
-_SPACE = re.compile(r"\s+")
-
 
 def exact_key(text: str) -> int:
-    """64-bit hash of the text with case, whitespace and punctuation ignored."""
-    return xxhash.xxh3_64_intdigest(_NON_WORD.sub("", text.lower()).encode())
+    r"""64-bit hash of the text with case, whitespace and punctuation ignored: its lower-cased alphanumerics.
+
+    `str.isalnum` is exactly what `re.sub(r"[\W_]+", "", ...)` keeps (sre's Unicode `\w` is `isalnum` or `_`),
+    at 0.75 of its cost on this corpus: the regex replaces every run of spaces and punctuation, ~150 per
+    document."""
+    return xxhash.xxh3_64_intdigest("".join(filter(str.isalnum, text.lower())).encode())
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -41,7 +41,9 @@ def _mix64(x: np.ndarray) -> np.ndarray:
 
 def shingle_hashes(text: str, n: int) -> np.ndarray:
     """32-bit hashes of every character n-gram of the text (whitespace runs collapsed to one space)."""
-    t = _SPACE.sub(" ", text.strip())
+    # `str.split()` and `strip()` use the whitespace of sre's Unicode `\s` (Py_UNICODE_ISSPACE): the same string as
+    # `re.sub(r"\s+", " ", text.strip())` at a third of its cost
+    t = " ".join(text.split())
     cp = np.frombuffer(t.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     if len(cp) < n:
         cp = np.concatenate([cp, np.zeros(n - len(cp), dtype=np.uint64)])  # a short text is one padded shingle
@@ -63,21 +65,23 @@ def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def minhash(hashes: np.ndarray, num_perm: int, seed: int, chunk: int = 4096) -> np.ndarray:
+def minhash(hashes: np.ndarray, num_perm: int, seed: int, chunk: int = 8192) -> np.ndarray:
     """MinHash signature (uint32[num_perm]) of a set of 32-bit shingle hashes.
 
     Why mod 2^32 and not datasketch's mod (2^61 - 1): wrapping uint32 multiply-add is 3.5x faster in numpy
     (no 64-bit modulo), and the shingle hashes are already mixed, so the estimate stays unbiased (measured:
-    mean error -0.01, sd 0.034 at 128 slots, the sd the binomial bound predicts).
+    mean error -0.01, sd 0.034 at 128 slots, the sd the binomial bound predicts). The products are laid out
+    (slot, shingle), so each slot's minimum is a reduction over contiguous memory (0.77 of the cost of the
+    (shingle, slot) layout on this corpus's documents); `chunk` shingles at a time bound the temporary array.
     """
     a, b = permutations(num_perm, seed)
     h = hashes.astype(np.uint32)
     sig = np.full(num_perm, 0xFFFFFFFF, dtype=np.uint32)
     with np.errstate(over="ignore"):
         for s in range(0, len(h), chunk):
-            v = h[s : s + chunk, None] * a
-            v += b
-            np.minimum(sig, v.min(axis=0), out=sig)
+            v = np.multiply.outer(a, h[s : s + chunk])
+            v += b[:, None]
+            np.minimum(sig, v.min(axis=1), out=sig)
     return sig
 
 
