@@ -11,12 +11,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,6 +27,7 @@ from corpora.readers.ranges import byte_cuts, count_newlines, line_spans, row_gr
 from corpora.sources import SourceSpec
 from corpora.stages.collect import CollectParams, CollectStage
 from pipeline.stage import StageContext
+from testkit.kill import kill_group_when
 from testkit.toy import leftovers, stage_digests, subprocess_env
 
 SPLIT = 64 * 1024
@@ -315,14 +313,7 @@ def test_kill9_mid_collect_then_rerun_reads_only_unfinished_pieces(raw, tmp_path
     wd, log, flag = tmp_path / "w", tmp_path / "reads.log", tmp_path / "paused"
     p = klue(rec, wd, {"KLUE_COLLECT_READ_LOG": str(log), "KLUE_COLLECT_PAUSE_AT": "40",
                        "KLUE_COLLECT_PAUSE_FILE": str(flag)})
-    deadline = time.monotonic() + 240
-    while not flag.exists():
-        if p.poll() is not None or time.monotonic() > deadline:
-            p.kill()
-            pytest.fail(f"never paused: {p.communicate()[0].decode()}")
-        time.sleep(0.02)
-    os.killpg(p.pid, signal.SIGKILL)  # the runner and its pool workers, mid-collect
-    p.wait(timeout=30)
+    kill_group_when(p, flag.exists, 240, "the pause in collect")  # the runner and its pool workers, mid-collect
     partial = next(x for x in (wd / "collect").iterdir() if x.name.endswith(".partial"))
     n_done = len(list((partial / "_work" / "done").glob("*.json")))
     before = reads(log)

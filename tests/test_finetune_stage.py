@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from testkit.finetune_recipes import REG
 from testkit.finetune_recipes import recipe as _recipe
 from testkit.finetune_recipes import run as _run
 from testkit.finetune_recipes import unit_files as _unit_files
+from testkit.kill import kill_group_when
 from testkit.toy import subprocess_env
 
 
@@ -230,15 +229,9 @@ def test_kill9_mid_stage_resumes_with_byte_identical_metrics(tmp_path):
 
     wd = tmp_path / "w"
     p = _klue(recipe, wd)
-    deadline = time.monotonic() + 600
     # kill once the third of eight units (ynat, random init, seed 1) is done
-    while not list(wd.glob("finetune/*.partial/ynat/random-init/seed-1/metrics.json")):
-        if p.poll() is not None or time.monotonic() > deadline:
-            p.kill()
-            pytest.fail(f"the stage never reached its third unit: {p.communicate()[0].decode()}")
-        time.sleep(0.05)
-    os.killpg(p.pid, signal.SIGKILL)
-    p.wait(timeout=30)
+    kill_group_when(p, lambda: any(wd.glob("finetune/*.partial/ynat/random-init/seed-1/metrics.json")), 600,
+                    "the stage's third unit")
     (partial,) = wd.glob("finetune/*.partial")
     kept = {u: (partial / u / "metrics.json").stat().st_ino
             for u in ("ynat/pretrained/seed-1", "ynat/pretrained/seed-2", "ynat/random-init/seed-1")}

@@ -7,16 +7,12 @@ import json
 from click.testing import CliRunner
 
 from corpora.pii.cli import pii
+from testkit.pii_cli import detect, write_jsonl
 
 
 def test_detect_adds_spans_and_keeps_records(tmp_path):
-    src = tmp_path / "in.jsonl"
     recs = [{"id": 1, "body": "담당자 이서연 주무관 (02-2110-6543, lsy@me.go.kr)"}, {"id": 2, "body": "2024년 5월"}]
-    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
-    out = tmp_path / "out.jsonl"
-    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(out), "--text-field", "body"])
-    assert res.exit_code == 0, res.output
-    got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    got = detect(write_jsonl(tmp_path / "in.jsonl", recs), tmp_path / "out.jsonl", "--text-field", "body")
     assert [g["id"] for g in got] == [1, 2] and got[0]["body"] == recs[0]["body"]
     spans = got[0]["pii_spans"]
     assert {tuple(sorted(s)) for s in spans} == {("end", "recognizer", "score", "start", "type")}

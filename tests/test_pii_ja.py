@@ -26,6 +26,7 @@ from corpora.shards import Doc, doc_id, iter_docs, list_shards, meta_json, write
 from corpora.stages.pii import PiiReplaceParams, PiiReplaceStage  # noqa: E402
 from corpora.stages.pii_detect import PiiDetectParams, PiiDetectStage  # noqa: E402
 from pipeline.stage import StageContext, StageInput  # noqa: E402
+from testkit.pii_cli import detect, write_jsonl  # noqa: E402
 
 
 def my_number(base: str) -> str:
@@ -60,6 +61,12 @@ def found(det: PiiDetector, text: str) -> list[tuple[int, int, str]]:
     return [(s.start, s.end, s.type) for s in det.detect(text)]
 
 
+def found_alone(det: PiiDetector, template: str, value: str, pii_type: str) -> None:
+    """`value` set in `template` is found, as `pii_type`, and nothing else is."""
+    text = template.format(value)
+    assert found(det, text) == [at(text, value, pii_type)]
+
+
 def test_check_digit_helpers_agree_with_the_law():
     assert MY == "621498320257" and my_number_ok(MY) and not my_number_ok(MY_BAD)
     assert CORP == "5835678256246" and corporate_number_ok(CORP) and not corporate_number_ok(CORP_BAD)
@@ -89,8 +96,7 @@ PHONES = [
 
 @pytest.mark.parametrize("number", PHONES)
 def test_phone_numbers(det, number):
-    text = f"お問い合わせは{number}までご連絡ください。"
-    assert found(det, text) == [at(text, number, "PHONE")]
+    found_alone(det, "お問い合わせは{}までご連絡ください。", number, "PHONE")
 
 
 def test_phone_keys_context_and_fax(det):
@@ -186,8 +192,7 @@ ADDRESSES = [
 
 @pytest.mark.parametrize("address", ADDRESSES)
 def test_addresses(det, address):
-    text = f"住所は{address}です。"
-    assert found(det, text) == [at(text, address, "ADDRESS")]
+    found_alone(det, "住所は{}です。", address, "ADDRESS")
 
 
 def test_addresses_without_prefecture_and_not_addresses(det):
@@ -279,19 +284,14 @@ def test_languages_keep_their_own_types():
 
 # ---- CLI ---------------------------------------------------------------------------------------------------
 def test_cli_detect_and_eval_with_language_ja(tmp_path):
-    src = tmp_path / "in.jsonl"
     recs = [{"id": 1, "text": "山田太郎様（電話 03-1234-5678）"}, {"id": 2, "text": "2024年1月15日に開催された。"}]
-    src.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
-    out = tmp_path / "out.jsonl"
-    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(out), "--language", "ja"])
-    assert res.exit_code == 0, res.output
-    got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    src, out = write_jsonl(tmp_path / "in.jsonl", recs), tmp_path / "out.jsonl"
+    got = detect(src, out, "--language", "ja")
     assert [(recs[0]["text"][s["start"]:s["end"]], s["type"]) for s in got[0]["pii_spans"]] == [
         ("山田太郎", "PERSON"), ("03-1234-5678", "PHONE")]
     assert got[1]["pii_spans"] == []
     # the Korean default reads neither the Japanese name nor 03 (no Korean area code)
-    res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(out)])
-    assert res.exit_code == 0 and json.loads(out.read_text(encoding="utf-8").splitlines()[0])["pii_spans"] == []
+    assert detect(src, out)[0]["pii_spans"] == []
     res = CliRunner().invoke(pii, ["detect", str(src), "--output", str(out), "--language", "xx"])
     assert res.exit_code != 0 and "'xx' is not one of 'ko', 'ja'" in res.output
 

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from pipeline.recipe import load_recipe
 from pipeline.runner import Runner, StageFailed
 from pipeline.stages import stage_registry
 from testkit import toy_stages
+from testkit.kill import kill_group_when
 from testkit.toy import TOY, TOY_AB, expected_funnels, leftovers, sha256, stage_digests, subprocess_env
 
 PAUSING_RUN = Path(toy_stages.__file__).parent / "pausing_run.py"
@@ -203,14 +203,7 @@ def run_to_end(workdir: Path, *args: str, env: dict | None = None) -> str:
 def kill_when_paused(workdir: Path, pause: dict, *args: str) -> None:
     flag = workdir.parent / f"paused-{workdir.name}"
     p = klue(workdir, *args, env={**pause, "KLUE_TOY_PAUSE_FILE": str(flag)})
-    deadline = time.monotonic() + 60
-    while not flag.exists():
-        if p.poll() is not None or time.monotonic() > deadline:
-            p.kill()
-            pytest.fail(f"never reached the pause point {pause}: {p.communicate()[0].decode()}")
-        time.sleep(0.02)
-    os.killpg(p.pid, signal.SIGKILL)  # the runner and its pool workers
-    p.wait(timeout=30)
+    kill_group_when(p, flag.exists, 60, f"the pause point {pause}")
     assert p.returncode == -signal.SIGKILL
 
 
