@@ -2,10 +2,9 @@
 
 The commands themselves run in CI (`.ci/run` makes a new venv and executes the README's second command as
 written). Here: the README keeps two one-line commands that share one install; the supported Pythons are stated
-alike in `requires-python`, the classifiers and the README; and on every supported Python found on this machine
-the whole install (torch first, every extra, sdists built in isolation) resolves on the range's two ends (the
-oldest and the newest supported Python, where a dependency's floor or ceiling bites first; CI installs for real on
-its own Python), while the Python just below the supported range is refused by the project's own metadata.
+alike in `requires-python`, the classifiers and the README; on the range's two ends, where found on this machine
+(the oldest and the newest supported Python, where a dependency's floor or ceiling bites first; CI installs for
+real on its own Python), the whole install (torch first, every extra, sdists built in isolation) resolves, while the Python just below the supported range is refused by the project's own metadata.
 """
 
 from __future__ import annotations

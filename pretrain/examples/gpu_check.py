@@ -197,7 +197,7 @@ def small(c: Check, architecture: str = "roberta") -> dict[str, Any]:
     size = "tiny" if c.toy else "small"
     name = "small" if architecture == "roberta" else f"small-{architecture}"
     # KLUE's 32k vocabulary on the GPU (its MLM head is a real share of the FLOPs); at toy size the fixture's own:
-    # on a CPU without AMX bf16 is emulated, and a 32k head took a third of the section's 35 s
+    # on a CPU without AMX bf16 is emulated, and a 32k head took 6-10 s of each section's 35
     head = {"vocab_size": 1000 if c.toy else 32000}
     cfg: TrainConfig = c.config(name, model=size, model_overrides=head, seq_len=128,
                                 architecture=architecture,
