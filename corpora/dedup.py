@@ -11,23 +11,42 @@ of the duplicate graph, so the result does not depend on the number of workers o
 step never holds the corpus: each shard's hashes are written sorted, then one task per (band, hash range) merges
 the slices of every shard's file in that range and emits duplicate edges, and the components are computed over
 the edges alone.
+
+Candidate pairs are verified (`verified_run_edges`) before they become edges: a band collision is evidence, not
+proof, and at 1 GB three pairs at a 5-gram Jaccard of 0.47-0.58 collided in a band by chance (docs/scaling.md).
+The check compares b-bit minwise hashes (the lowest 8 bits of each signature slot, Li & König 2010), which cost
+128 bytes a document on disk, the size of its band hashes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 import numpy as np
 import xxhash
 
 
-def exact_key(text: str) -> int:
-    r"""64-bit hash of the text with case, whitespace and punctuation ignored: its lower-cased alphanumerics.
+@cache
+def _bmp_alnum() -> np.ndarray:
+    """`str.isalnum` of every code point of the Basic Multilingual Plane (64 KB, ~13 ms to build per process)."""
+    return np.array([chr(c).isalnum() for c in range(0x10000)])
 
-    `str.isalnum` is exactly what `re.sub(r"[\W_]+", "", ...)` keeps (sre's Unicode `\w` is `isalnum` or `_`),
-    at 0.78 of its cost on this corpus: the regex replaces every run of spaces and punctuation, ~150 per
-    document."""
-    return xxhash.xxh3_64_intdigest("".join(filter(str.isalnum, text.lower())).encode())
+
+def exact_key(text: str) -> int:
+    r"""64-bit hash of the text with case, whitespace and punctuation ignored: of its lower-cased alphanumerics
+    (UTF-32).
+
+    `str.isalnum` is exactly what `re.sub(r"[\W_]+", "", ...)` keeps (sre's Unicode `\w` is `isalnum` or `_`). It
+    is applied by a table lookup over the code points (numpy) rather than a Python call per character: 19 against
+    65 µs per document of the 0.1 GB scale corpus (issue 49); a text beyond the BMP takes the per-character path,
+    which hashes the same bytes. Only the equality of keys matters (which documents are exact duplicates), so
+    the UTF-32 bytes (dedup version 2; UTF-8 before) change no output."""
+    low = text.lower()
+    cp = np.frombuffer(low.encode("utf-32-le"), dtype=np.uint32)
+    if cp.size and int(cp.max()) > 0xFFFF:
+        return xxhash.xxh3_64_intdigest("".join(filter(str.isalnum, low)).encode("utf-32-le"))
+    return xxhash.xxh3_64_intdigest(cp[_bmp_alnum()[cp]].tobytes())
 
 
 def _mix64(x: np.ndarray) -> np.ndarray:
@@ -41,19 +60,34 @@ def _mix64(x: np.ndarray) -> np.ndarray:
 
 def shingle_hashes(text: str, n: int) -> np.ndarray:
     """32-bit hashes of every character n-gram of the text (whitespace runs collapsed to one space)."""
+    return shingle_hashes_many([text], n)[0]
+
+
+def shingle_hashes_many(texts: list[str], n: int) -> list[np.ndarray]:
+    """`shingle_hashes` of each text, computed in one pass over the texts joined (the windows that straddle two
+    texts are computed and dropped): the dozen numpy calls per text cost more than their arithmetic on texts of a
+    few hundred characters, so a batch of 256 takes 0.3 of the time of one call per text (issue 49). The values
+    are those of one text alone (tests compare them)."""
     # `str.split()` and `strip()` use the whitespace of sre's Unicode `\s` (Py_UNICODE_ISSPACE): the same string as
-    # `re.sub(r"\s+", " ", text.strip())` at a third of its cost
-    t = " ".join(text.split())
-    cp = np.frombuffer(t.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    if len(cp) < n:
-        cp = np.concatenate([cp, np.zeros(n - len(cp), dtype=np.uint64)])  # a short text is one padded shingle
+    # `re.sub(r"\s+", " ", text.strip())` at a third of its cost; a text shorter than n is one shingle, padded
+    # with code point 0
+    ts = [" ".join(t.split()) for t in texts]
+    ts = [t + "\0" * (n - len(t)) if len(t) < n else t for t in ts]
+    cp = np.frombuffer("".join(ts).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
     m = len(cp) - n + 1
     h = np.zeros(m, dtype=np.uint64)
     mult = np.uint64(0x100000001B3)  # FNV prime: any odd 64-bit constant works before the mixer
     with np.errstate(over="ignore"):
         for j in range(n):
-            h = h * mult + cp[j : j + m]
-        return _mix64(h) >> np.uint64(32)
+            h *= mult
+            h += cp[j : j + m]
+        h = _mix64(h) >> np.uint64(32)
+    out = []
+    start = 0
+    for t in ts:
+        out.append(h[start : start + len(t) - n + 1])
+        start += len(t)
+    return out
 
 
 @cache
@@ -91,6 +125,31 @@ def band_hashes(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return np.array([xxhash.xxh3_64_intdigest(parts[i].tobytes(), seed=i) for i in range(bands)], dtype=np.uint64)
 
 
+# b-bit minwise hashing (Li & König, "b-Bit Minwise Hashing", WWW 2010): the lowest b bits of each slot. Eight bits
+# make a document's verification signature 128 bytes at 128 slots, the size of its band files beside it.
+BBITS = 8
+
+
+def bbit_signature(sig: np.ndarray, b: int = BBITS) -> np.ndarray:
+    """The lowest `b` bits (b <= 8) of each MinHash slot, as uint8: the signature the verification reads."""
+    return (sig & np.uint32((1 << b) - 1)).astype(np.uint8)
+
+
+def bbit_jaccard(x: np.ndarray, y: np.ndarray, b: int = BBITS) -> np.ndarray:
+    """Estimated Jaccard from two b-bit signatures (the last axis; broadcasts, so one member is checked against
+    several leaders at once): with E the share of equal slots, J = (E - 2^-b) / (1 - 2^-b).
+
+    Li & König's estimator for sets that are small against the hash space (their r1, r2 -> 0 limit): two
+    different minima agree in their low b bits with probability 2^-b, which the correction removes. Its standard
+    error at 128 slots is about that of the full 32-bit estimate (0.035 at J = 0.8), so pairs far below the
+    threshold, the LSH false positives, are rejected; pairs near it are decided as by a coin, as the LSH S-curve
+    already decides them. The band that made two documents candidates has all its rows equal, which lifts the
+    estimate slightly (toward keeping an edge: version 1's behaviour)."""
+    e = (x == y).mean(axis=-1)
+    c = 2.0 ** -b
+    return (e - c) / (1 - c)
+
+
 @cache
 def optimal_bands(threshold: float, num_perm: int, fp_weight: float = 0.5) -> tuple[int, int]:
     """(bands, rows) minimizing the weighted false-positive + false-negative area of the LSH S-curve
@@ -107,10 +166,6 @@ def optimal_bands(threshold: float, num_perm: int, fp_weight: float = 0.5) -> tu
             if err < best_err:
                 best, best_err = (b, r), err
     return best
-
-
-def doc_signature(text: str, ngram: int, num_perm: int, bands: int, rows: int, seed: int) -> np.ndarray:
-    return band_hashes(minhash(shingle_hashes(text, ngram), num_perm, seed), bands, rows)
 
 
 # --- the global step, range-partitioned (datatrove's MinhashDedupBuckets design) -----------------------------
@@ -139,24 +194,91 @@ def hash_ranges(partitions: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def run_edges(h: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For hashes `h` with keys `k`, sorted by (hash, key): (first key of each run of equal hashes, member) for
-    every other member, i.e. each run as a star around its smallest key."""
+def _run_members(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For sorted hashes `h`: (index of its run's first element, index) of every element that is not the first
+    of its run of equal hashes, in input order (so grouped by run)."""
     if len(h) < 2:
-        return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
-    same = h[1:] == h[:-1]
-    new_run = np.concatenate([[True], ~same])
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    new_run = np.concatenate([[True], h[1:] != h[:-1]])
     run_first = np.flatnonzero(new_run)
     run_of = np.cumsum(new_run) - 1
     members = np.flatnonzero(~new_run)
-    return k[run_first[run_of[members]]], k[members]
+    return run_first[run_of[members]], members
 
 
-def partition_edges(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi: int,
-                    exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Duplicate edges among the hashes in [lo, hi) of one band: `shards` holds (shard index, sorted hashes,
-    their rows) per shard, typically memory-mapped, so only the slices in range are read; keys in the sorted
-    array `exclude` (exact duplicates, which take no part in near dedup) are left out."""
+def run_edges(h: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For hashes `h` with keys `k`, sorted by (hash, key): (first key of each run of equal hashes, member) for
+    every other member, i.e. each run as a star around its smallest key."""
+    lead, members = _run_members(h)
+    return k[lead], k[members]
+
+
+def gather_rows(keys: np.ndarray, per_shard: Mapping[int, np.ndarray]) -> np.ndarray:
+    """Rows `keys` (sorted) of per-shard matrices (shard index -> (rows, width), typically memory-mapped, so only
+    the rows asked for are read), stacked in key order."""
+    shard = keys >> np.uint64(ROW_BITS)
+    rows = (keys & np.uint64((1 << ROW_BITS) - 1)).astype(np.intp)
+    cut = np.flatnonzero(np.diff(shard)) + 1
+    parts = [np.asarray(per_shard[int(shard[g[0]])][rows[g]]) for g in np.split(np.arange(len(keys)), cut)
+             if len(g)]
+    return np.concatenate(parts)
+
+
+def verified_run_edges(h: np.ndarray, k: np.ndarray, signatures: Mapping[int, np.ndarray], threshold: float,
+                       b: int = BBITS) -> tuple[np.ndarray, np.ndarray, int]:
+    """`run_edges` with each candidate pair verified: an edge only where the b-bit estimate of its Jaccard
+    (`bbit_jaccard`, from `signatures`: shard index -> (rows, num_perm) uint8) is at least `threshold`. Returns
+    (leaders, members, rejected): `rejected` counts the run members left with no edge, i.e. today's candidate
+    edges (run_edges's) that verification removed without a replacement.
+
+    A run's star cannot simply lose its failed spokes: in a run [a, b, c] where a is unrelated and b ~ c, both
+    spokes fail, yet b and c are duplicates. So each run is clustered by leaders, deterministically: its members
+    in key order, each joins the first leader (in the order they became leaders) it verifies against, or becomes
+    a leader; edges are leader - member. The first key is the first leader, so every member is first compared to
+    it in one vectorized step over all runs (a run is usually a pair: that is the whole work); only those that
+    fail it go through the loop, run by run, each compared to the run's other leaders at once. Bound: at most
+    members x leaders comparisons of num_perm bytes per run (n(n-1)/2 for a run of n documents no two of which
+    verify; a templated run of thousands of true duplicates has one leader, so n - 1), and memory of one run's
+    signatures. The result depends only on the run's keys and signatures, not on how the hash space is
+    partitioned or on the worker count."""
+    lead, members = _run_members(h)
+    if not len(members):
+        return np.zeros(0, np.uint64), np.zeros(0, np.uint64), 0
+    keys, inv = np.unique(np.concatenate([k[lead], k[members]]), return_inverse=True)
+    sig = gather_rows(keys, signatures)
+    li, mi = inv[: len(lead)], inv[len(lead):]
+    ok = bbit_jaccard(sig[li], sig[mi], b) >= threshold
+    firsts, others = [k[lead[ok]]], [k[members[ok]]]
+    failed = np.flatnonzero(~ok)
+    rejected = 0
+    if len(failed):
+        cut = np.flatnonzero(np.diff(lead[failed])) + 1  # members are grouped by run: split where the run changes
+        for group in np.split(failed, cut):
+            leaders = np.empty(len(group), dtype=np.intp)  # rows of `sig`: the run's leaders after its first key
+            n_leaders = 0
+            got_l, got_m = [], []
+            for j in group.tolist():
+                m = mi[j]
+                if n_leaders:
+                    hit = np.flatnonzero(bbit_jaccard(sig[leaders[:n_leaders]], sig[m], b) >= threshold)
+                    if len(hit):
+                        got_l.append(keys[leaders[hit[0]]])
+                        got_m.append(keys[m])
+                        continue
+                leaders[n_leaders] = m
+                n_leaders += 1
+            rejected += n_leaders
+            firsts.append(np.array(got_l, dtype=np.uint64))
+            others.append(np.array(got_m, dtype=np.uint64))
+    return np.concatenate(firsts), np.concatenate(others), rejected
+
+
+def partition_runs(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi: int,
+                   exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The hashes in [lo, hi) of one band and their keys, sorted by (hash, key): `shards` holds (shard index,
+    sorted hashes, their rows) per shard, typically memory-mapped, so only the slices in range are read; keys in
+    the sorted array `exclude` (exact duplicates, which take no part in near dedup) are left out. A run of equal
+    hashes is never split between two ranges."""
     lo_u = np.uint64(lo)
     hs, ks = [], []
     for shard, hashes, rows in shards:
@@ -176,7 +298,14 @@ def partition_edges(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, h
         return np.zeros(0, np.uint64), np.zeros(0, np.uint64)
     h, k = np.concatenate(hs), np.concatenate(ks)
     order = np.lexsort((k, h))
-    return run_edges(h[order], k[order])
+    return h[order], k[order]
+
+
+def partition_edges(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi: int,
+                    exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Duplicate edges among the hashes in [lo, hi) of one band (`partition_runs`), unverified: each run of
+    equal hashes as a star around its smallest key."""
+    return run_edges(*partition_runs(shards, lo, hi, exclude))
 
 
 def component_roots(first: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

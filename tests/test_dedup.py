@@ -1,14 +1,22 @@
-"""Exact and MinHash near-duplicate removal: survivors, thresholds, audit files, worker independence."""
+"""Exact and MinHash near-duplicate removal: survivors, thresholds, audit files, worker independence, and the
+b-bit verification of LSH candidates."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+import xxhash
 from pydantic import ValidationError
 
+import corpora.stages.dedup as dedup_stage
 from corpora.dedup import (
+    _mix64,
+    bbit_jaccard,
+    bbit_signature,
     component_roots,
     doc_keys,
     exact_key,
@@ -16,8 +24,12 @@ from corpora.dedup import (
     minhash,
     optimal_bands,
     partition_edges,
+    partition_runs,
+    run_edges,
     shingle_hashes,
+    shingle_hashes_many,
     sorted_columns,
+    verified_run_edges,
 )
 from corpora.stages.dedup import DedupParams, DedupStage
 from testkit.curation import docs_of, folder_bytes, read_all, run_stage, write_shards
@@ -61,6 +73,24 @@ def test_minhash_estimates_jaccard():
     assert not np.array_equal(a, minhash(shingle_hashes(BASE, 5), 256, seed=2))
 
 
+def test_shingle_hashes_of_a_batch_are_those_of_each_text_alone():
+    """The batched pass drops exactly the windows that straddle two texts; short and empty texts are padded."""
+    texts = [BASE, "", "a", "ab  c", " \n ", "abcd", "abcde", NEAR, "한 국", FAR]
+    many = shingle_hashes_many(texts, 5)
+    for text, got in zip(texts, many, strict=True):
+        t = " ".join(text.split()).ljust(5, "\0")
+        cp = [ord(c) for c in t]
+        want = []
+        for i in range(len(cp) - 4):  # the polynomial hash of each window, wrapped to 64 bits, then mixed
+            h = 0
+            for c in cp[i:i + 5]:
+                h = (h * 0x100000001B3 + c) % (1 << 64)
+            want.append(h)
+        mixed = _mix64(np.array(want, dtype=np.uint64)) >> np.uint64(32)
+        assert got.tolist() == mixed.tolist(), text
+        assert np.array_equal(shingle_hashes(text, 5), got)
+
+
 def test_optimal_bands_match_the_datasketch_choice():
     assert optimal_bands(0.8, 128) == (9, 13)
     b, r = optimal_bands(0.5, 128)
@@ -70,6 +100,12 @@ def test_optimal_bands_match_the_datasketch_choice():
 def test_exact_key_ignores_case_whitespace_and_punctuation():
     assert exact_key("Hello,  세계!\n좋은 날.") == exact_key("hello 세계 좋은날")
     assert exact_key("좋은 날") != exact_key("좋은 밤")
+    # the table path (BMP) and the per-character path (a text beyond the BMP) hash the same definition: the
+    # UTF-32 bytes of the lower-cased alphanumerics
+    for text in ("Hello,  세계!\n좋은 날.", "ＡＢＣ① ½ Ⅻ _x_ ²", "𝐀 b-c", "𝐀bc", "İstanbul ΣΑΣ"):
+        kept = "".join(c for c in text.lower() if c.isalnum())
+        assert exact_key(text) == xxhash.xxh3_64_intdigest(kept.encode("utf-32-le")), text
+    assert exact_key("𝐀 b-c") == exact_key("𝐀BC") != exact_key("ABC")
     h, r = sorted_columns(np.array([5, 7, 5, 9, 7], dtype=np.uint64))
     first, member = partition_edges([(0, h[0], r[0])], 0, 1 << 64)
     assert dict(zip(member.tolist(), first.tolist(), strict=True)) == {2: 0, 4: 1}  # each run: its first survives
@@ -249,3 +285,168 @@ def test_dedup_resumes_from_its_journal_after_a_kill_at_its_end(tmp_path, monkey
     assert tasks == []  # every task of every phase was recorded
     shutil.rmtree(out / "_journal")  # what the runner does once the stage is done
     assert folder_bytes(out) == folder_bytes(tmp_path / "ref")
+
+
+# --- verification of LSH candidates by b-bit signatures ----------------------------------------------------------
+
+
+def test_bbit_estimator_on_a_hand_computed_case():
+    assert bbit_signature(np.array([0x12345678, 0xFFFFFF01, 7], dtype=np.uint32)).tolist() == [0x78, 0x01, 7]
+    assert bbit_signature(np.array([0b1011], dtype=np.uint32), b=2).tolist() == [0b11]
+    x = np.arange(16, dtype=np.uint8)
+    y = x.copy()
+    y[:4] += 100  # 12 of 16 slots equal: E = 0.75
+    assert bbit_jaccard(x, y) == pytest.approx((0.75 - 1 / 256) / (1 - 1 / 256))  # = 191/255
+    assert bbit_jaccard(x, y) == pytest.approx(191 / 255)
+    assert bbit_jaccard(x, y, b=2) == pytest.approx((0.75 - 0.25) / 0.75)  # = 2/3
+    assert bbit_jaccard(x, x) == pytest.approx(1.0)
+    np.testing.assert_allclose(bbit_jaccard(np.stack([x, y]), x), [1.0, 191 / 255])  # broadcast over leaders
+
+
+def test_bbit_estimate_tracks_the_jaccard():
+    """The lowest 8 bits of this module's mod-2^32 MinHash still estimate the 5-gram Jaccard (128 slots, as the
+    stage): the premise of verifying a candidate by them."""
+    sig = {t: bbit_signature(minhash(shingle_hashes(t, 5), 128, seed=42)) for t in (BASE, NEAR, FAR, OTHER)}
+    for a, b in ((BASE, NEAR), (BASE, FAR), (BASE, OTHER), (NEAR, FAR)):
+        assert abs(float(bbit_jaccard(sig[a], sig[b])) - jaccard(a, b)) < 0.12, (jaccard(a, b))
+    assert bbit_jaccard(sig[BASE], sig[NEAR]) >= 0.8 > bbit_jaccard(sig[BASE], sig[FAR])
+
+
+def signatures_with(n: int, groups: list[list[int]], slots: int = 128, seed: int = 0) -> np.ndarray:
+    """n random b-bit signatures; the documents of each group share 120 of 128 slots (J ~ 0.94), the rest are
+    unrelated (J ~ 0)."""
+    rng = np.random.default_rng(seed)
+    sig = rng.integers(0, 256, size=(n, slots), dtype=np.uint8)
+    for g in groups:
+        for d in g[1:]:
+            sig[d, :120] = sig[g[0], :120]
+    return sig
+
+
+def test_a_band_collision_of_distant_signatures_is_rejected():
+    """Two documents whose hashes collide in a band (the LSH false positive) but whose signatures are far apart:
+    an edge without verification, none with it; a close pair in the same band stays an edge."""
+    band = np.array([7, 7, 9, 9, 3], dtype=np.uint64)  # docs 0~1 and 2~3 collide
+    sig = signatures_with(5, [[2, 3]])
+    sig[1, :40] = sig[0, :40]  # 0~1: 40 of 128 slots equal, J ~ 0.31
+    h, r = sorted_columns(band)
+    hk = partition_runs([(0, h[0], r[0])], 0, 1 << 64)
+    assert sorted(zip(*(x.tolist() for x in run_edges(*hk)), strict=True)) == [(0, 1), (2, 3)]
+    first, member, rejected = verified_run_edges(*hk, {0: sig}, threshold=0.8)
+    assert list(zip(first.tolist(), member.tolist(), strict=True)) == [(2, 3)] and rejected == 1
+    # a lower threshold admits the distant pair: the threshold, not the collision, decides
+    first, member, rejected = verified_run_edges(*hk, {0: sig}, threshold=0.3)
+    assert len(first) == 2 and rejected == 0
+
+
+def test_leader_clustering_joins_the_near_duplicates_of_a_run_whose_first_is_unrelated():
+    """A run of three equal band hashes: the first document is unrelated, the other two are near duplicates. The
+    star around the first would lose both; leader clustering keeps the pair. Over two shards, so the signatures
+    are gathered by key."""
+    k = np.sort(np.concatenate([doc_keys(0, np.array([3])), doc_keys(1, np.array([0, 5]))]))
+    h = np.full(3, 11, dtype=np.uint64)
+    sig = signatures_with(3, [[1, 2]], seed=1)  # rows in key order: (0,3) unrelated, (1,0) ~ (1,5)
+    per_shard = {0: np.zeros((4, 128), np.uint8), 1: np.zeros((6, 128), np.uint8)}
+    per_shard[0][3], per_shard[1][0], per_shard[1][5] = sig
+    first, member, rejected = verified_run_edges(h, k, per_shard, threshold=0.8)
+    assert first.tolist() == [k[1]] and member.tolist() == [k[2]]
+    assert rejected == 1  # (1,0) joined no leader; (1,5) joined it
+
+
+def naive_leader_edges(h: np.ndarray, k: np.ndarray, sig: np.ndarray, threshold: float) -> set[tuple[int, int]]:
+    """Leader clustering run by run, one comparison at a time: the oracle of the vectorized one."""
+    out = set()
+    for v in np.unique(h):
+        leaders: list[int] = []
+        for key in sorted(k[h == v].tolist()):
+            for lead in leaders:
+                if bbit_jaccard(sig[lead], sig[key]) >= threshold:
+                    out.add((lead, key))
+                    break
+            else:
+                leaders.append(key)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_verified_run_edges_equal_sequential_leader_clustering(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    groups = [list(rng.choice(n, 4, replace=False)) for _ in range(8)]
+    sig = signatures_with(n, groups, seed=seed)
+    h = rng.integers(0, 6, size=n).astype(np.uint64)  # few hash values: long mixed runs
+    order = np.lexsort((np.arange(n), h))
+    k = np.arange(n, dtype=np.uint64)[order]
+    first, member, rejected = verified_run_edges(h[order], k, {0: sig}, threshold=0.8)
+    got = set(zip(first.tolist(), member.tolist(), strict=True))
+    assert got == naive_leader_edges(h, np.arange(n), sig, 0.8)
+    assert rejected == n - len(np.unique(h)) - len(got)  # every member of a run without an edge
+    assert len(got) > 0 and rejected > 0
+
+
+def test_a_pathological_run_is_bounded():
+    """A run of 3,000 equal band hashes (templated pages): true duplicates cost one comparison each (one
+    leader); 300 unrelated documents cost at most members x leaders comparisons and all become leaders."""
+    n = 3000
+    h = np.zeros(n, dtype=np.uint64)
+    k = np.arange(n, dtype=np.uint64)
+    same = np.tile(np.arange(128, dtype=np.uint8), (n, 1))
+    first, member, rejected = verified_run_edges(h, k, {0: same}, threshold=0.8)
+    assert set(first.tolist()) == {0} and len(member) == n - 1 and rejected == 0
+    unrelated = signatures_with(300, [], seed=3)
+    first, member, rejected = verified_run_edges(h[:300], k[:300], {0: unrelated}, threshold=0.8)
+    assert len(first) == 0 and rejected == 299
+
+
+def folder_digest(folder: Path) -> str:
+    """sha256 over the names and sha256s of a folder's files (shards, clusters, samples)."""
+    d = hashlib.sha256()
+    for name, b in folder_bytes(folder).items():
+        d.update(name.encode() + b"\0" + hashlib.sha256(b).digest())
+    return d.hexdigest()
+
+
+# the fixture's output from dedup version 1 (before verification), recorded with that code: 9 bands x 13 rows, and
+# 16 x 2 (loose bands: every pair here collides somewhere, FAR and OTHER's copies included)
+V1_DEFAULT = "613f2334d978182f6a9f8264981c67b2b8b714586eb9c5af7bd4cfb0cfdd95ff"
+V1_LOOSE = "058c063dc1fae02780d3aced3bdc398fdf1547fee333870cffd888aa7761f50c"
+
+
+def verify_fixture(folder: Path) -> Path:
+    return write_shards(folder, [docs_of([BASE, OTHER, FAR, NEAR], source="a"),
+                                 docs_of([FAR, BASE.upper(), OTHER + " 끝.", NEAR], source="b", start=10)])
+
+
+def test_verify_false_is_version_1_byte_for_byte_and_verify_rejects_its_false_positives(tmp_path):
+    up = verify_fixture(tmp_path / "in")
+    loose = {"bands": 16, "rows": 2}
+    off = run_stage(DedupStage(), {**loose, "verify": False}, "filter", up, tmp_path / "off")
+    assert folder_digest(tmp_path / "off") == V1_LOOSE
+    assert off.meta["report"]["rejected_candidates"] == 0 and off.funnel.docs_kept == 1  # all one cluster
+    run_stage(DedupStage(), {"verify": False}, "filter", up, tmp_path / "off-default")
+    assert folder_digest(tmp_path / "off-default") == V1_DEFAULT
+    # verified, the loose bands' false positives (BASE ~ FAR at J < 0.5, BASE ~ OTHER) are gone: the output of
+    # the recipe's 9 x 13, which had none here
+    on = run_stage(DedupStage(), loose, "filter", up, tmp_path / "on")
+    assert folder_digest(tmp_path / "on") == V1_DEFAULT
+    assert on.meta["report"]["rejected_candidates"] > 0 and on.meta["report"]["verify"] is True
+    assert [d.text for d in read_all(tmp_path / "on")] == [BASE, OTHER, FAR]
+    assert dict(on.funnel.dropped) == {"exact_duplicate": 3, "near_duplicate": 2}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_verified_output_is_independent_of_workers_and_hash_partitions(tmp_path, monkeypatch, workers):
+    """With candidates rejected (loose bands), the output still depends on neither the worker count nor the
+    number of hash ranges: a run of equal hashes is never split, and its edges depend on its keys alone."""
+    up = verify_fixture(tmp_path / "in")
+    loose = {"bands": 16, "rows": 2}
+    one = run_stage(DedupStage(), loose, "filter", up, tmp_path / "p1", workers=workers)
+    monkeypatch.setattr(dedup_stage, "PARTITION_DOCS", 1)  # 8 documents: 8 hash ranges per band
+    many = run_stage(DedupStage(), loose, "filter", up, tmp_path / "p8", workers=workers)
+    assert folder_digest(tmp_path / "p1") == folder_digest(tmp_path / "p8") == V1_DEFAULT
+    assert one.meta == many.meta and one.meta["report"]["rejected_candidates"] > 0
+
+
+def test_verify_is_on_by_default_and_versioned():
+    assert DedupParams().verify is True
+    assert DedupStage.version == "2"

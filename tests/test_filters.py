@@ -4,6 +4,8 @@ and the filter stage's funnel, per-source overrides, audit files and worker inde
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 
 import pytest
 from pydantic import ValidationError
@@ -12,7 +14,13 @@ from corpora.filters import FilterChain
 from corpora.filters.base import DocView
 from corpora.filters.boilerplate import BoilerplateFilter
 from corpora.filters.fineweb_quality import FineWebQualityFilter
-from corpora.filters.gopher_quality import GopherQualityFilter
+from corpora.filters.gopher_quality import (
+    _NO_LETTER_WORD,
+    _SYMBOL_WORD,
+    GopherQualityFilter,
+    no_letter_words,
+    symbol_words,
+)
 from corpora.filters.gopher_repetition import GopherRepetitionFilter, duplicated_ngram_chars
 from corpora.filters.length import LengthFilter
 from corpora.filters.params import Thresholds
@@ -95,6 +103,65 @@ def test_duplicated_ngram_chars_skips_past_each_repeat():
     assert check(GopherRepetitionFilter, text, dup_ngram_fracs={5: 10 / len(text)}) is None
     assert check(GopherRepetitionFilter, text, dup_ngram_fracs={5: 10 / len(text) - 0.01}) == "dup_5_gram"
     assert check(GopherRepetitionFilter, GOOD, dup_ngram_fracs={5: 0.0}) is None  # no repeated 5-gram at all
+
+
+def _repetition_oracle(text: str, top: dict[int, float], dup: dict[int, float]) -> str | None:
+    """The n-gram tests with no shortcut: every n-gram counted, every fraction computed (as before issue 49)."""
+    words = text.split()
+    for n, frac in sorted(top.items()):
+        if len(words) < n:
+            continue
+        gram, count = Counter(zip(*[words[i:] for i in range(n)], strict=False)).most_common(1)[0]
+        if count > 1 and (sum(map(len, gram)) + n - 1) * count / len(text) > frac:
+            return f"top_{n}_gram"
+        if count == 1:
+            return None
+    for n, frac in sorted(dup.items()):
+        if duplicated_ngram_chars(words, n) / len(text) > frac:
+            return f"dup_{n}_gram"
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_repetition_shortcuts_give_the_verdicts_of_counting_everything(seed):
+    """The bounds that skip n-gram counts (module docstring of gopher_repetition) skip only tests that cannot
+    fail: on texts of few distinct words (so n-grams repeat at every size), the reason is the oracle's."""
+    rng = random.Random(seed)
+    th = KO.default_thresholds
+    top, dup = th["top_ngram_fracs"], th["dup_ngram_fracs"]
+    f = GopherRepetitionFilter(only(top_ngram_fracs=top, dup_ngram_fracs=dup), KO)
+    reasons = Counter()
+    for _ in range(400):
+        if rng.random() < 0.4:  # passages of k distinct words, each seen twice or more, among words seen once:
+            k = rng.randint(4, 11)  # runs of exactly k, where only the sum over many passages may fail a test
+            passages = [["나" * rng.randint(1, 6) + f"{p}_{i}" for i in range(k)] for p in range(rng.randint(1, 6))]
+            words = []
+            for j, passage in enumerate(passages * rng.randint(2, 3)):
+                words += [f"다{j}_{i}" for i in range(rng.randint(1, 12))] + passage
+        else:
+            vocab = ["가" * rng.randint(1, 9) + str(i) for i in range(rng.randint(2, 60))]
+            words = [rng.choice(vocab) for _ in range(rng.randint(1, 120))]
+            if rng.random() < 0.5:  # a repeated passage, so the long n-gram tests have something to count
+                k = rng.randint(5, 12)
+                at = rng.randint(0, len(words))
+                words[at:at] = words[:k] * rng.randint(1, 3)
+        text = " ".join(words)
+        want = _repetition_oracle(text, top, dup)
+        assert f.check(DocView(text, KO)) == want, text
+        reasons[want] += 1
+    assert len(reasons) >= 4  # passes, and fails of several tests, were all exercised
+
+
+def test_symbol_and_letter_words_count_as_the_whole_text_patterns_did():
+    """`symbol_words` / `no_letter_words` against the regexes they replace, on every class of token."""
+    pool = ["...", "…", "—", "##", "#", "12", "_", "a_b", "①", "²", "½", "Ⅻ", "٣", "한국어", "abc.", "(1)", "*",
+            "「」", "x", "-", "\\", "’'", "1.5%", "$$", "►", "가.", "@_@", "ㅋㅋ", "漢字", "🙂", "e\u0301"]
+    rng = random.Random(0)
+    for _ in range(300):
+        tokens = [rng.choice(pool) + rng.choice(["", "", rng.choice(pool)]) for _ in range(rng.randint(1, 12))]
+        joined = " ".join(tokens)
+        assert symbol_words(tokens) == _SYMBOL_WORD.findall(joined), tokens
+        assert no_letter_words(tokens) == len(_NO_LETTER_WORD.findall(joined)), tokens
 
 
 # ---- Gopher quality -----------------------------------------------------------------------------------------

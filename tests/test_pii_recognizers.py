@@ -3,8 +3,11 @@ phone-like serial numbers), through the real detector (presidio recognizers + Me
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from corpora.lang.ko.pii import names as n
 from corpora.pii import validators as v
 from corpora.pii.engine import PiiDetector
 
@@ -390,3 +393,25 @@ def test_planted_contact_line_keeps_every_representative_number(det):
                            for p in template)
             got = found(det, text)
             assert ("PHONE", values["PHONE"]) in got and ("EMAIL", values["EMAIL"]) in got, (text, got)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_person_gates_hold_wherever_their_pattern_matches(seed):
+    """`ID_GATE` and `speaker_possible` skip ID_RX / SPEAKER_RX on texts that cannot hold a match (issue 49):
+    on texts assembled from fragments of both kinds, wherever the pattern matches, its gate passes; and the gates
+    do reject texts (else they would save nothing)."""
+    frags = ["[김철빈] [오후 6:46] 택배 왔어", "이서연: 네 알겠습니다", "  박민수 : 확인", "오후 2:53, 최지우 : 안녕",
+             "AM 9:05, 정하늘: 출발", "양혜연, 870628-2", "차예진 (010-9214-", "김영수(만 34세)", "이준호, 29세",
+             "회의는 3시: 안건", "가격은 (약 3만 원)", "[공지] 내일 휴무", "오늘 날씨는 맑음.", "\n", " ", "위원장 김민수",
+             "2024, 1분기", "연락처(02-", "[사진]", "오후 3:10 회의", ":", ","]
+    rng = random.Random(seed)
+    rejected = {"id": 0, "speaker": 0}
+    for _ in range(3000):
+        text = "".join(rng.choice(frags) + rng.choice(["", " ", "\n"]) for _ in range(rng.randint(1, 6)))
+        if n.ID_RX.search(text):
+            assert n.ID_GATE.search(text), text
+        rejected["id"] += n.ID_GATE.search(text) is None
+        if n.SPEAKER_RX.search(text):
+            assert n.speaker_possible(text), text
+        rejected["speaker"] += not n.speaker_possible(text)
+    assert min(rejected.values()) > 100

@@ -4,6 +4,7 @@ Writes shards of the same names as its input, `clusters-NNNNN.jsonl` (id, reason
 from __future__ import annotations
 
 import shutil
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -11,13 +12,18 @@ from pydantic import Field, model_validator
 
 from corpora.dedup import (
     ROW_BITS,
+    band_hashes,
+    bbit_signature,
     component_roots,
-    doc_signature,
     exact_key,
     hash_ranges,
+    minhash,
     optimal_bands,
-    partition_edges,
+    partition_runs,
+    run_edges,
+    shingle_hashes_many,
     sorted_columns,
+    verified_run_edges,
 )
 from corpora.shards import Doc, iter_docs, list_shards, meta_json, write_docs
 from corpora.stages.common import EXCERPT, ShardReport, merge, result, shard_suffix, write_samples
@@ -37,6 +43,11 @@ class DedupParams(StageParams):
     bands: int | None = Field(None, ge=1, description="LSH bands; default: optimal for threshold and num_perm")
     rows: int | None = Field(None, ge=1)
     seed: int | None = Field(None, description="MinHash seed; default: the recipe seed")
+    verify: bool = Field(True, description=(
+        "keep a band collision as a near duplicate only if its b-bit MinHash estimate of the Jaccard (Li & König, "
+        "WWW 2010; corpora.dedup.bbit_jaccard) reaches `threshold`: LSH alone admits pairs below it by chance "
+        "(three at 0.47-0.58 in the 1 GB scale corpus, docs/scaling.md); false: unverified LSH, as datatrove "
+        "and dedup version 1 (the same output)"))
 
     @model_validator(mode="after")
     def _bands(self) -> DedupParams:
@@ -57,22 +68,37 @@ class DedupParams(StageParams):
 PARTITION_DOCS = 2_000_000
 
 
+# Documents whose shingles are hashed in one numpy pass (`shingle_hashes_many`): a few MB of code points at most.
+SIGNATURE_BATCH = 256
+
+
 def _files(work: Path, stem: str) -> dict[str, Path]:
-    return {k: work / f"{k}-{stem}.npy" for k in ("ids", "exact", "exact_rows", "bands", "band_rows")}
+    return {k: work / f"{k}-{stem}.npy" for k in ("ids", "exact", "exact_rows", "bands", "band_rows", "bbits")}
 
 
 def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> int:
-    """Phase 1, per shard: ids, and the exact keys and each LSH band's hashes, each sorted (with their rows)."""
+    """Phase 1, per shard: ids, and the exact keys and each LSH band's hashes, each sorted (with their rows), and
+    with `verify` the b-bit signatures (docs x num_perm uint8, in row order: phase 2 reads a candidate's row)."""
     in_path, work, params, bands, rows, seed = task
     ids: list[str] = []
     keys: list[int] = []
     sigs: list[np.ndarray] = []
-    for d in iter_docs(in_path):
-        ids.append(d.id)
-        keys.append(exact_key(d.text))
+    bbits: list[np.ndarray] = []
+    verify = params.near and params.verify
+    docs = iter_docs(in_path)
+    while batch := list(islice(docs, SIGNATURE_BATCH)):
+        texts = [d.text for d in batch]
+        ids.extend(d.id for d in batch)
+        keys.extend(exact_key(t) for t in texts)
         if params.near:
-            sigs.append(doc_signature(d.text, params.ngram, params.num_perm, bands, rows, seed))
+            for shingles in shingle_hashes_many(texts, params.ngram):
+                sig = minhash(shingles, params.num_perm, seed)
+                sigs.append(band_hashes(sig, bands, rows))
+                if verify:
+                    bbits.append(bbit_signature(sig))
     f = _files(work, shard_suffix(in_path))
+    np.save(f["bbits"], np.stack(bbits) if bbits else np.zeros((len(ids), params.num_perm if verify else 0),
+                                                                np.uint8))
     np.save(f["ids"], np.array(ids, dtype=str) if ids else np.zeros(0, dtype="U1"))
     ex, ex_rows = sorted_columns(np.array(keys, dtype=np.uint64))
     np.save(f["exact"], ex)
@@ -84,14 +110,23 @@ def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> in
     return len(ids)
 
 
-def _dedup_edges(task: tuple[list[tuple[int, str, str]], int, int, int, str | None, str]) -> int:
-    """Phase 2, per (band, hash range): duplicate edges from the slices of every shard's sorted file."""
-    files, band, lo, hi, exclude_path, out = task
-    shards = [(si, np.load(h, mmap_mode="r")[band], np.load(r, mmap_mode="r")[band]) for si, h, r in files]
+def _dedup_edges(task: tuple[list[tuple[int, str, str, str]], int, int, int, str | None, float | None, str]
+                 ) -> tuple[int, int]:
+    """Phase 2, per (band, hash range): duplicate edges from the slices of every shard's sorted file; with a
+    `threshold`, each candidate verified against the b-bit signatures (memory-mapped: only candidates' rows are
+    read). Returns (edges, candidates rejected)."""
+    files, band, lo, hi, exclude_path, threshold, out = task
+    shards = [(si, np.load(h, mmap_mode="r")[band], np.load(r, mmap_mode="r")[band]) for si, h, r, _ in files]
     exclude = np.load(exclude_path) if exclude_path else None
-    first, member = partition_edges(shards, lo, hi, exclude)
+    h, k = partition_runs(shards, lo, hi, exclude)
+    if threshold is None:
+        first, member = run_edges(h, k)
+        rejected = 0
+    else:
+        signatures = {si: np.load(s, mmap_mode="r") for si, _, _, s in files}
+        first, member, rejected = verified_run_edges(h, k, signatures, threshold)
     np.save(out, np.stack([first, member]))
-    return len(first)
+    return len(first), rejected
 
 
 def _dedup_write(task: tuple[Path, Path, int, np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]
@@ -132,12 +167,12 @@ def _dedup_write(task: tuple[Path, Path, int, np.ndarray, np.ndarray, list[str],
 class DedupStage(Stage[DedupParams]):
     """Exact (normalized-text hash) and near (MinHash-LSH over character n-grams) duplicates; the first
     occurrence in (shard, row) order survives. Phase 1: signatures per shard, written sorted (parallel); phase 2:
-    one task per (band, hash range) emits duplicate edges by merging every shard's slice of that range (parallel),
-    then connected components over the edges (memory grows with the duplicates, not the corpus); phase 3 writes
-    the shards (parallel)."""
+    one task per (band, hash range) emits duplicate edges by merging every shard's slice of that range, each
+    candidate pair verified by its b-bit signatures unless `verify: false` (parallel), then connected components
+    over the edges (memory grows with the duplicates, not the corpus); phase 3 writes the shards (parallel)."""
 
     name = "dedup"
-    version = "1"
+    version = "2"  # 2: candidate pairs verified by their b-bit signatures (`verify`)
     inputs = ("filter",)
     shard_resume = True  # a rerun after a kill runs only the tasks of each phase that had not finished
 
@@ -156,23 +191,28 @@ class DedupStage(Stage[DedupParams]):
         ranges = hash_ranges(max(1, -(-sum(counts) // PARTITION_DOCS)))
         empty = np.zeros(0, np.uint64)
 
-        def edges(kind: str, n_bands: int, exclude: str | None, desc: str) -> tuple[np.ndarray, np.ndarray]:
-            shard_files = [(si, str(f[kind]), str(f["exact_rows" if kind == "exact" else "band_rows"]))
-                           for si, f in enumerate(files)]
-            tasks = [(shard_files, b, lo, hi, exclude, str(work / f"edges-{kind}-{b}-{r}.npy"))
+        rejected = 0
+
+        def edges(kind: str, n_bands: int, exclude: str | None, threshold: float | None, desc: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
+            nonlocal rejected
+            shard_files = [(si, str(f[kind]), str(f["exact_rows" if kind == "exact" else "band_rows"]),
+                            str(f["bbits"])) for si, f in enumerate(files)]
+            tasks = [(shard_files, b, lo, hi, exclude, threshold, str(work / f"edges-{kind}-{b}-{r}.npy"))
                      for b in range(n_bands) for r, (lo, hi) in enumerate(ranges)]
-            list(ctx.map(_dedup_edges, tasks, desc=desc))
+            rejected += sum(int(res[1]) for res in ctx.map(_dedup_edges, tasks, desc=desc))
             e = [np.load(t[-1]) for t in tasks]
             return (np.concatenate([x[0] for x in e]), np.concatenate([x[1] for x in e])) if e else (empty, empty)
 
         # phase 2: exact duplicates (each run of equal keys: its first key survives), then near duplicates among
-        # the rest: connected components over the band edges, the smallest key of each survives
-        ex_root, ex_dup = edges("exact", 1, None, "dedup: exact") if params.exact else (empty, empty)
+        # the rest: connected components over the (verified) band edges, the smallest key of each survives
+        ex_root, ex_dup = edges("exact", 1, None, None, "dedup: exact") if params.exact else (empty, empty)
         near_dup, near_root = empty, empty
         if params.near:
             exclude = work / "exact-duplicates.npy"
             np.save(exclude, np.sort(ex_dup))
-            nodes, roots = component_roots(*edges("bands", bands, str(exclude), "dedup: near"))
+            threshold = params.threshold if params.verify else None
+            nodes, roots = component_roots(*edges("bands", bands, str(exclude), threshold, "dedup: near"))
             moved = nodes != roots
             near_dup, near_root = nodes[moved], roots[moved]
         dup = np.concatenate([ex_dup, near_dup])
@@ -203,5 +243,6 @@ class DedupStage(Stage[DedupParams]):
         write_samples(ctx.out_dir, rep.samples)
         meta = {"report": {"bands": bands, "rows": rows, "ngram": params.ngram, "threshold": params.threshold,
                            "num_perm": params.num_perm, "exact_duplicates": len(ex_dup),
-                           "near_duplicates": len(near_dup), "clusters": len(needed)}}
+                           "near_duplicates": len(near_dup), "clusters": len(needed), "verify": params.verify,
+                           "rejected_candidates": rejected}}
         return result(rep, meta)

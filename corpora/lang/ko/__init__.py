@@ -57,6 +57,9 @@ DEFAULTS: dict[str, Any] = {
 # endings at the end of an eojeol, verb stems at its start.
 _STOP_SUFFIXES = ("의", "다", "이", "는", "에", "을", "한", "년", "은", "를", "고", "에서", "가", "으로", "인", "월", "로")
 _STOP_PREFIXES = ("하", "했", "있", "되")
+# the affixes by the character a word must end (start) with to hold them: what `stop_word_hits` tries
+_SUFFIXES_BY_LAST = {c: tuple(s for s in _STOP_SUFFIXES if s[-1] == c) for c in {s[-1] for s in _STOP_SUFFIXES}}
+_PREFIXES_BY_FIRST = {c: tuple(s for s in _STOP_PREFIXES if s[0] == c) for c in {s[0] for s in _STOP_PREFIXES}}
 _EDGE_PUNCT = "\"'“”‘’()[]{}<>「」『』《》〈〉.,!?…·:;~-"
 
 _B = re.IGNORECASE
@@ -146,15 +149,18 @@ class Korean(Language):
         return _tagger().parse(chunk).split()
 
     def stop_word_hits(self, words: Sequence[str], enough: int) -> int:
+        """Distinct stop suffixes and prefixes found, stopping at `enough`. Only the affixes ending (starting) with
+        a word's last (first) character are tried: the same hits as trying all 21 on every word, at a fraction
+        of the calls (issue 49)."""
         found: set[str] = set()
         for w in words:
             core = w.strip(_EDGE_PUNCT)
             if not core:
                 continue
-            for s in _STOP_SUFFIXES:
+            for s in _SUFFIXES_BY_LAST.get(core[-1], ()):
                 if core.endswith(s):
                     found.add(s)
-            for s in _STOP_PREFIXES:
+            for s in _PREFIXES_BY_FIRST.get(core[0], ()):
                 if core.startswith(s):
                     found.add(s)
             if len(found) >= enough:
