@@ -301,13 +301,6 @@ def partition_runs(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi
     return h[order], k[order]
 
 
-def partition_edges(shards: list[tuple[int, np.ndarray, np.ndarray]], lo: int, hi: int,
-                    exclude: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Duplicate edges among the hashes in [lo, hi) of one band (`partition_runs`), unverified: each run of
-    equal hashes as a star around its smallest key."""
-    return run_edges(*partition_runs(shards, lo, hi, exclude))
-
-
 def component_roots(first: np.ndarray, member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Connected components of the duplicate graph (scipy's, on the documents that have an edge only: memory
     grows with the duplicates, not the corpus): (node keys, the smallest key of each node's component)."""

@@ -23,7 +23,6 @@ from corpora.dedup import (
     hash_ranges,
     minhash,
     optimal_bands,
-    partition_edges,
     partition_runs,
     run_edges,
     shingle_hashes,
@@ -107,7 +106,7 @@ def test_exact_key_ignores_case_whitespace_and_punctuation():
         assert exact_key(text) == xxhash.xxh3_64_intdigest(kept.encode("utf-32-le")), text
     assert exact_key("𝐀 b-c") == exact_key("𝐀BC") != exact_key("ABC")
     h, r = sorted_columns(np.array([5, 7, 5, 9, 7], dtype=np.uint64))
-    first, member = partition_edges([(0, h[0], r[0])], 0, 1 << 64)
+    first, member = run_edges(*partition_runs([(0, h[0], r[0])], 0, 1 << 64))
     assert dict(zip(member.tolist(), first.tolist(), strict=True)) == {2: 0, 4: 1}  # each run: its first survives
 
 
@@ -115,7 +114,7 @@ def roots_of(band_mat: np.ndarray, partitions: int, exclude: list[int] | None = 
     """Component roots of one shard's docs x bands matrix through the partitioned merge."""
     h, r = sorted_columns(band_mat)
     ex = np.array(sorted(exclude or []), dtype=np.uint64)
-    edges = [partition_edges([(0, h[b], r[b])], lo, hi, ex) for b in range(band_mat.shape[1])
+    edges = [run_edges(*partition_runs([(0, h[b], r[b])], lo, hi, ex)) for b in range(band_mat.shape[1])
              for lo, hi in hash_ranges(partitions)]
     nodes, roots = component_roots(np.concatenate([e[0] for e in edges]), np.concatenate([e[1] for e in edges]))
     out = list(range(len(band_mat)))
@@ -175,7 +174,7 @@ def test_partitioned_merge_equals_the_in_memory_union_find(seed):
     files = [(si, *sorted_columns(mat[offsets[si]:offsets[si + 1]])) for si in range(len(sizes))]
     ex = np.sort(key_of[excluded])
     for partitions in (1, 2, 7, 64):
-        edges = [partition_edges([(si, h[b], r[b]) for si, h, r in files], lo, hi, ex)
+        edges = [run_edges(*partition_runs([(si, h[b], r[b]) for si, h, r in files], lo, hi, ex))
                  for b in range(bands) for lo, hi in hash_ranges(partitions)]
         nodes, roots = component_roots(np.concatenate([e[0] for e in edges]), np.concatenate([e[1] for e in edges]))
         got = key_of.copy()

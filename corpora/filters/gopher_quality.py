@@ -8,8 +8,9 @@ a clause.
 
 The symbol and letter tests run once per word with str methods, which settle most words by their first
 character (a Hangul eojeol is a letter word, not a symbol word). Issue 49 measured them against the two
-whole-text regex passes they replace (`_SYMBOL_WORD`, `_NO_LETTER_WORD`: a look-behind that sre tries at every
-character): the same counts, at a fraction of the cost; tests compare the two on every word class.
+whole-text regex passes they replaced (a whole whitespace token of `_PUNCT`; one of digits, `_` and non-word
+characters: look-behind-first patterns that sre tries at every character): the same counts, at a fraction of the
+cost; tests keep the regexes as the oracle, on every word class.
 """
 
 from __future__ import annotations
@@ -22,21 +23,18 @@ from corpora.filters.base import DocView, Filter, FilterKnobs, Frac
 
 # datatrove's PUNCTUATION set (ASCII and common CJK/typographic punctuation); a word made only of these is a symbol.
 _PUNCT = "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
-_SYMBOL_WORD = re.compile(f"(?<!\\S)[{re.escape(_PUNCT)}]+(?!\\S)")
-# a word without any letter (only digits, underscores, punctuation or symbols)
-_NO_LETTER_WORD = re.compile(r"(?<!\S)(?:[\d_]|[^\w\s])+(?!\S)")
 _PUNCT_SET = frozenset(_PUNCT)
-# a letter in sre's sense: a word character that is neither a digit nor '_' (what `_NO_LETTER_WORD` excludes)
+# a letter in sre's sense: a word character that is neither a digit nor '_'
 _LETTER = re.compile(r"[^\W\d_]")
 
 
 def symbol_words(tokens: list[str]) -> list[str]:
-    """The tokens made only of punctuation: what `_SYMBOL_WORD.findall` gives on the tokens joined by spaces."""
+    """The tokens made only of punctuation (`_PUNCT`)."""
     return [w for w in tokens if w[0] in _PUNCT_SET and not w.strip(_PUNCT)]
 
 
 def no_letter_words(tokens: list[str]) -> int:
-    """How many tokens hold no letter: `len(_NO_LETTER_WORD.findall(...))` on the tokens joined by spaces."""
+    """How many tokens hold no letter (only digits, underscores, punctuation or symbols)."""
     return sum(1 for w in tokens if not w.isalpha() and _LETTER.search(w) is None)
 
 
@@ -77,7 +75,7 @@ class GopherQualityFilter(Filter):
         n_words = len(words)
         if not n_words:
             return "no_words"
-        # the whitespace tokens the patterns saw: the words themselves where they are the text's whitespace tokens
+        # the words as whitespace tokens: the words themselves where they are the text's whitespace tokens
         tokens = words if self.lang.whitespace_words else " ".join(words).split()
         symbols = symbol_words(tokens)
         n_real = n_words - len(symbols)
