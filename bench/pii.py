@@ -66,10 +66,9 @@ def timed(fn):
 
     CPU time, not wall time: on a shared machine other processes stretch wall time by 2-4x from run to run,
     while the work done per core is what "MB/s per core" means."""
-    from corpora.lang.ko.pii.names import is_dictionary_name, known_non_name
+    from corpora.lang.ko.pii.names import clear_caches
 
-    is_dictionary_name.cache_clear()
-    known_non_name.cache_clear()
+    clear_caches()
     t = time.process_time()
     res = fn()
     return res, time.process_time() - t

@@ -3,10 +3,15 @@ engine finds with the same recognizers, and pathological input finishes (or is c
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from presidio_analyzer.nlp_engine import NoOpNlpEngine
 
-from corpora.pii.engine import ALL_TYPES, DocTimeout, PiiDetector, build_analyzer
+from corpora.lang.ko.pii import ADDR_TRIGGER
+from corpora.lang.ko.pii.patterns import SIDO, build_pattern_recognizers
+from corpora.pii.engine import ALL_TYPES, DocTimeout, PiiDetector, _matches_at, _stdlib_copy, build_analyzer
 from datagen.pii.synth import NEAR_MISSES, generate
 
 
@@ -127,3 +132,51 @@ def test_fast_path_equals_presidio_around_odd_whitespace(det):
     texts = ["주소: 서울특별시\x1c강남구 테헤란로 123, 연락처 010-1234-5678", "경기도\u3000수원시 팔달구 효원로 1",
              "서울특별시 강남구\x1f역삼동 12-3 거주 김민준 씨", "차량 12가\x1d3456", "서울 12가 3456\x1c번호판"]
     assert [det.detect(t) for t in texts] == det.detect_presidio(texts)
+
+
+def _address_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    words = ["서울특별시", "서울", "경기도", "세종시", "세종특별자치시", "수원시", "팔달구", "강남구", "중구", "양평군", "당시",
+             "역시", "효원로", "테헤란로10길", "중앙로12번길", "역삼동", "신림1동", "읍내리", "1", "23-4", "산 12", "지하 3",
+             "101동", "1203호", "B1층", "한빛타워", "(역삼동)", "에서", "는", "시", "군", "구", "가", "나다"]
+    glue = [" ", " ", "  ", "\n", ", ", "", "\t", "\u3000"]
+    return ["".join(rng.choice(words) + rng.choice(glue) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+
+
+def test_address_trigger_finds_what_the_plain_alternation_finds():
+    """ADDR_TRIGGER is written as literal-first alternatives for speed; it finds what `(?:[시군구]\\s|SIDO)` finds."""
+    plain = re.compile(rf"(?:[시군구]\s|{SIDO})")
+    texts = _address_texts(1, 3000)
+    assert sum(len(plain.findall(t)) for t in texts) > 3000
+    for t in texts:
+        assert [m.span() for m in ADDR_TRIGGER.finditer(t)] == [m.span() for m in plain.finditer(t)], t
+
+
+def test_patterns_tried_only_where_they_can_start_match_as_a_full_scan():
+    """`_matches_at` (the address patterns tried at Hangul word starts only) yields, in any window, what the
+    window's `finditer` yields before the window's end, for every pattern of every recognizer that has `starts`."""
+    recs = [r for r in build_pattern_recognizers() if r.starts is not None]
+    assert [r.name for r in recs] == ["ko_address"]
+    rng = random.Random(2)
+    found = 0
+    for text in _address_texts(3, 1500):
+        n = len(text)
+        start = rng.randint(0, n)
+        stop = rng.randint(start, n)
+        if rng.random() < 0.5:
+            start, stop = 0, n
+        endpos = min(n, stop + 160)
+        for rec in recs:
+            for p in rec.patterns:
+                rx = _stdlib_copy(p.regex)
+                assert rx is not None
+                want = []
+                for m in rx.finditer(text, start, endpos):
+                    if m.start() >= stop:
+                        break
+                    if m.end() > m.start():
+                        want.append(m.span())
+                got = [m.span() for m in _matches_at(rx, rec.starts, text, start, stop, endpos)]
+                assert got == want, (p.name, text, start, stop)
+                found += len(got)
+    assert found > 300

@@ -4,6 +4,7 @@ phone-like serial numbers), through the real detector (presidio recognizers + Me
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -415,3 +416,63 @@ def test_the_person_gates_hold_wherever_their_pattern_matches(seed):
             assert n.speaker_possible(text), text
         rejected["speaker"] += not n.speaker_possible(text)
     assert min(rejected.values()) > 100
+
+
+_PLAIN = n.plain_patterns()
+
+
+def _person_texts(seed: int, count: int) -> list[str]:
+    """Texts assembled from what the person patterns look for and what trips them: titles and labels, spread or
+    glued, surnames (compound ones too), particles, syllables, markup and breaks."""
+    rng = random.Random(seed)
+    words = [*n.TITLES, *n.LABELS, *n.COMPOUND_SURNAMES, *n.PARTICLES, *n.CANONICAL, "김민수", "이서연", "황보민",
+             "남궁은서", "독고", "선우진", "김", "이", "박", "가", "나", "하은", "국장", "과장님", "위원장"]
+    glue = ["", "", " ", "  ", "\n", ": ", "\t", "<td>", "</td>", "(", ", ", "\u3000", "1"]
+    out = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            w = rng.choice(words)
+            if len(w) > 1 and rng.random() < 0.15:
+                w = " ".join(w)  # a label spread over a column
+            parts.append(w + rng.choice(glue))
+        out.append("".join(parts))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_PLAIN))
+def test_fast_person_patterns_match_what_the_plain_ones_match(name):
+    """`alternation` (a trie of the titles or labels) and the word-start test behind the first character
+    (`WORD_START`) are speed only: on 4,000 assembled texts every match of each fast pattern, its span and its
+    group, equals the plain pattern's; and the texts do hold matches (else the comparison would say nothing)."""
+    fast, plain = getattr(n, name), _PLAIN[name]
+    assert fast.pattern != plain.pattern
+    matches = 0
+    for text in _person_texts(sorted(_PLAIN).index(name), 4000):
+        got = [(m.span(), m.groups()) for m in fast.finditer(text)]
+        assert got == [(m.span(), m.groups()) for m in plain.finditer(text)], text
+        matches += len(got)
+    assert matches > 500
+
+
+def test_alternation_prefers_the_longest_word_as_the_plain_alternation_does():
+    words = ["과장", "과장님", "과", "교수", "교수님", "부장", "부"]
+    fast = re.compile(rf"(?:{n.alternation(words, '[ ]?')})([가-힣]?)")
+    plain = re.compile(rf"(?:{'|'.join('[ ]?'.join(w) for w in sorted(words, key=len, reverse=True))})([가-힣]?)")
+    for text in ["과장님께", "과 장 님", "과장 님이", "교수", "부 장", "부", "과", "교수님님"]:
+        assert [(m.span(), m.groups()) for m in fast.finditer(text)] == \
+            [(m.span(), m.groups()) for m in plain.finditer(text)], text
+    assert n.alternation(["ab", "a"]) == "(?:a(?:(?:b))?)"
+
+
+def test_dictionary_candidates_are_the_candidate_matches_mecab_admits():
+    """`dictionary_candidates` (findall, a word cache, `str.find`) returns exactly the CANDIDATE_RX matches whose
+    word is no title or place and reads alone as a name, compound surnames and a syllable after them included."""
+    texts = _person_texts(7, 1500) + ["황보민수 씨", "황보민", "남궁은서가", "김민수김민수 김민수", "(김민수)", "선우진호"]
+    admitted = 0
+    for text in texts:
+        want = [m.span() for m in _PLAIN["CANDIDATE_RX"].finditer(text)
+                if not (m.group()[1:] in n.TITLE_SET or m.group()[-1] in "시군구읍면") and n.is_dictionary_name(m.group())]
+        assert n.dictionary_candidates(text) == want, text
+        admitted += len(want)
+    assert admitted > 100

@@ -11,7 +11,8 @@ with its light facts (types, locale, key packages) by its `Language.pii`; nothin
 
 `PiiDetector.detect` gives the same findings faster: a pattern is run only where it can start (near digits for
 number patterns, near administrative-unit words for addresses, and only when '@' / '://' / ':' occur for
-e-mail / URL / IPv6), on patterns compiled once; number recognizers needing more digits than the longest digit
+e-mail / URL / IPv6; within those windows, only at a recognizer's `starts` where it names them), on patterns
+compiled once; number recognizers needing more digits than the longest digit
 run of a text are skipped outright; results are plain tuples rather than RecognizerResults (presidio's
 de-duplication and our context rule are applied to them step for step, in the same order); and the address and
 plate patterns run on stdlib `re` where that is faster. It enforces a per-document time limit (regex timeouts on
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from functools import cached_property
 
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry, RecognizerResult
@@ -163,7 +165,7 @@ class _Plan:
     """What the fast path needs of one pattern recognizer, looked up once instead of per document."""
 
     __slots__ = ("idx", "name", "entity", "trigger", "trigger_rx", "min_digits", "lead", "patterns", "limit",
-                 "rescore")
+                 "rescore", "starts")
 
     def __init__(self, rec: PiiPatternRecognizer, idx: int, stdlib_patterns: frozenset[str]):
         self.idx, self.name = idx, rec.name
@@ -172,6 +174,7 @@ class _Plan:
         self.trigger_rx = rec.trigger_pattern
         self.limit = ADDR_MAX if rec.trigger == "address" else MAX_MATCH
         self.rescore = rec.rescore
+        self.starts = rec.starts
         self.patterns = [(p.compiled_regex, _stdlib_copy(p.regex) if rec.name in stdlib_patterns else None,
                           p.score, p.name) for p in rec.patterns]
 
@@ -334,6 +337,7 @@ class PiiDetector:
             windows = [(0, n)]  # many small windows cost more in Python than one scan costs in C
         entity, idx = plan.entity, plan.idx
         timed = deadline is not None and n > NO_TIMEOUT_CHARS
+        starts = plan.starts
         for rx, rx_std, score, pname in plan.patterns:
             last_end = 0
             for ws, we in windows:
@@ -343,7 +347,8 @@ class PiiDetector:
                 endpos = n if (we == n and ws == 0) else min(n, we + limit)
                 try:
                     if rx_std is not None and endpos - start <= RE_MAX_CHARS:
-                        it = rx_std.finditer(text, start, endpos)
+                        it = (rx_std.finditer(text, start, endpos) if starts is None
+                              else _matches_at(rx_std, starts, text, start, we, endpos))
                     elif timed and deadline is not None:
                         it = rx.finditer(text, start, endpos, timeout=max(0.001, deadline - time.monotonic()))
                     else:
@@ -367,6 +372,22 @@ class PiiDetector:
             if sc > 0:
                 out.append(r if sc == r[3] else (entity, r[1], r[2], sc, idx, False))
         return out
+
+
+def _matches_at(rx: re.Pattern[str], starts: re.Pattern[str], text: str, start: int, stop: int,
+                endpos: int) -> Iterator[re.Match[str]]:
+    """What `rx.finditer(text, start, endpos)` yields before `stop`, when `rx` can only match where `starts`
+    does: `rx.match` at each such position, from the end of the last match on. sre would otherwise try `rx` at
+    every position up to `endpos`, the window's match-length tail included."""
+    end = start
+    for s in starts.finditer(text, start, stop):
+        p = s.start()
+        if p < end:
+            continue
+        m = rx.match(text, p, endpos)
+        if m is not None and m.end() > p:
+            yield m
+            end = m.end()
 
 
 def _label_windows(trigger: str, label: re.Pattern[str], text: str) -> list[tuple[int, int]] | None:

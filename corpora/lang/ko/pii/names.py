@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import islice
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 
@@ -70,29 +71,91 @@ _NAME = rf"(?<![가-힣]){_S}[가-힣]{{1,3}}?"
 # Heads of places follow a place name with no space (`김제시장`, `노원구청장`, `경상남도지사`): after a name they
 # need one (`홍길동 시장`); 상사 (a company, or a sergeant) likewise.
 SPACED_TITLES = ("시장", "군수", "구청장", "도지사", "청장", "지사", "상사", "이사")
-TITLE_RX = re.compile(rf"({_NAME})(?:\s?(?:{'|'.join(t for t in TITLES if t not in SPACED_TITLES)})|"
-                      rf"\s(?:{'|'.join(t for t in TITLES if t in SPACED_TITLES)}))")
+
+
+def alternation(words: list[str] | tuple[str, ...], between: str = "", after_first: str = "") -> str:
+    """`words` as one regex alternation that matches exactly what `(?:w1|w2|...)` (longest first) matches, as a
+    trie: words are grouped by their first character, recursively, a longer continuation tried before a shorter.
+
+    Why by hand: sre tries the alternatives of a group one by one, so a name followed by one of ~150 titles cost
+    ~150 literal tests at every surname position (100 ns a character in TITLE_RX); grouped by first character a
+    failing position costs one test per distinct first character, and fewer still behind a class lookahead.
+    The matches found at a position form a chain of prefixes of each other, so deepest-first is longest-first:
+    the same backtracking order (tests/test_pii_recognizers.py compares each pattern with its plain form). `between` goes
+    between characters (a label's syllables may be spread by spaces to fill a column); `after_first` after the
+    first (a look-behind there, rather than before the group, leaves sre a class of first characters to scan
+    for in C: see WORD_START)."""
+    groups: dict[str, list[str]] = {}
+    for w in sorted(set(words)):
+        groups.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for first, rests in groups.items():
+        longer = [r for r in rests if r]
+        tail = ""
+        if longer:
+            tail = between + alternation(longer, between)
+            if "" in rests:
+                tail = f"(?:{tail})?"
+        alts.append(re.escape(first) + after_first + tail)
+    return f"(?:{'|'.join(alts)})"
+
+
+def first_chars(words: list[str] | tuple[str, ...]) -> str:
+    """A lookahead for the first characters of `words`: a failing position costs one class test."""
+    return f"(?=[{''.join(sorted({w[0] for w in words}))}])"
+
+
+# `(?<![가-힣])X` as sre runs it fast: a pattern that opens with a look-behind is tried at every position, one that
+# opens with a character class is scanned for that class in C (`_sre`'s charset prefix), so the word-start test
+# moves behind the first character (a two-character look-behind that ignores the one just read).
+WORD_START = "(?<![가-힣].)"
+_FIRSTS = "".join(sorted(set(SURNAMES) | {c[0] for c in COMPOUND_SURNAMES}))
+# `(?<![가-힣]){_S}` in that form: a compound surname's second character after its first, else a single one
+_S_AT_WORD_START = (rf"(?:[{_FIRSTS}]{WORD_START}(?:{'|'.join(f'(?<={c[0]}){c[1]}' for c in COMPOUND_SURNAMES)}"
+                    rf"|(?<=[{SURNAMES}])))")
+
+
+_UNSPACED_TITLES = [t for t in TITLES if t not in SPACED_TITLES]
+TITLE_RX = re.compile(rf"({_S_AT_WORD_START}[가-힣]{{1,3}}?)"
+                      rf"(?:\s?{first_chars(_UNSPACED_TITLES)}{alternation(_UNSPACED_TITLES)}|"
+                      rf"\s{alternation([t for t in TITLES if t in SPACED_TITLES])})")
 # A name right before an identifier in brackets/commas: `양혜연, 870628-2...`, `차예진 (010-9214-...`
-CANDIDATE_RX = re.compile(rf"(?<![가-힣])(?:(?:{'|'.join(COMPOUND_SURNAMES)})[가-힣]{{2}}|[{SURNAMES}][가-힣]{{2}})")
+CANDIDATE_RX = re.compile(rf"{_S_AT_WORD_START}[가-힣]{{2}}")
 # The identifier after the name (`, 870628-2`, `(010-`, `(만 34세`); `ID_GATE` finds it alone, far faster than ID_RX
 # (whose look-behind start sre tries at every position): a text without it cannot hold an ID_RX match.
 _ID_TAIL = r"[(,]\s?(?:[0-9]{6}-[0-9]|01[016789]-|만\s?[0-9]{1,3}세|[0-9]{1,3}세)"
 ID_RX = re.compile(rf"((?<![가-힣]){_S}[가-힣]{{2}})(?![가-힣])\s?{_ID_TAIL}")
 ID_GATE = re.compile(_ID_TAIL)
-def _spaced(word: str) -> str:
-    """A label as forms print it: its syllables may be spread by spaces to fill a column (`성    명`)."""
-    return r"[ \u3000]{0,6}".join(re.escape(c) for c in word)
+# A label as forms print it: its syllables may be spread by spaces to fill a column (`성    명`).
+_SPREAD = r"[ \u3000]{0,6}"
 
 
 # After a label: a colon (spaces around it), spaces or a tab, or table markup (`<th>성명</th><td>`).
 _AFTER_LABEL = r"(?:[ \t\u3000]{0,6}[:：(][ \t\u3000]{0,4}|[ \t\u3000]{1,6}|[ \t]*(?:<[^<>\n]{1,40}>[ \t]*){1,4})"
-LABEL_RX = re.compile(
-    rf"(?<![가-힣])(?=[{''.join(sorted({w[0] for w in LABELS}))}])(?:{'|'.join(_spaced(w) for w in LABELS)})"
-    rf"{_AFTER_LABEL}({_S}[가-힣]{{1,5}})(?![가-힣])")
+LABEL_RX = re.compile(rf"{alternation(LABELS, _SPREAD, WORD_START)}"
+                      rf"{_AFTER_LABEL}({_S}[가-힣]{{1,5}})(?![가-힣])")
 # Titles that precede a name (`과장 김민수`, `담당 주무관 이서연`); 씨/님 and honorific forms only follow one.
 PRE_TITLES = [t for t in TITLES if t not in ("씨", "님") and not t.endswith("님")]
-PRE_TITLE_RX = re.compile(rf"(?<![가-힣])(?=[{''.join(sorted({w[0] for w in PRE_TITLES}))}])"
-                          rf"(?:{'|'.join(_spaced(t) for t in PRE_TITLES)})[ \u3000]{{1,3}}({_S}[가-힣]{{1,5}})(?![가-힣])")
+PRE_TITLE_RX = re.compile(rf"{alternation(PRE_TITLES, _SPREAD, WORD_START)}"
+                          rf"[ \u3000]{{1,3}}({_S}[가-힣]{{1,5}})(?![가-힣])")
+
+
+def plain_patterns() -> dict[str, re.Pattern[str]]:
+    """TITLE_RX, LABEL_RX, PRE_TITLE_RX and CANDIDATE_RX as they read plainly (each alternation in full, longest
+    first, a look-behind first): what the fast forms above mean, and the oracle that tests and
+    `bench/pii_patterns.py` hold them to, match for match."""
+    name = rf"(?<![가-힣]){_S}[가-힣]{{1,3}}?"
+    return {
+        "TITLE_RX": re.compile(rf"({name})(?:\s?(?:{'|'.join(t for t in TITLES if t not in SPACED_TITLES)})|"
+                               rf"\s(?:{'|'.join(t for t in TITLES if t in SPACED_TITLES)}))"),
+        "LABEL_RX": re.compile(rf"(?<![가-힣])(?:{'|'.join(_SPREAD.join(map(re.escape, w)) for w in LABELS)})"
+                               rf"{_AFTER_LABEL}({_S}[가-힣]{{1,5}})(?![가-힣])"),
+        "PRE_TITLE_RX": re.compile(rf"(?<![가-힣])(?:{'|'.join(_SPREAD.join(map(re.escape, t)) for t in PRE_TITLES)})"
+                                   rf"[ \u3000]{{1,3}}({_S}[가-힣]{{1,5}})(?![가-힣])"),
+        "CANDIDATE_RX": re.compile(rf"(?<![가-힣])(?:(?:{'|'.join(COMPOUND_SURNAMES)})[가-힣]{{2}}|[{SURNAMES}][가-힣]{{2}})"),
+    }
+
+
 # `자세한 사항은 국장 이승명`: a title between a word ending in a particle and a name belongs to the name after it
 _PARTICLE_END = frozenset("은는이가을를도의와과")
 
@@ -133,6 +196,10 @@ SIGN_RX = re.compile(rf"({_NAME})(?![가-힣])[ \u3000]{{0,6}}(?:\([ ]?(?:인|�
 # The example names that forms and manuals fill in; MeCab does not know them all as names.
 CANONICAL = ("홍길동", "김철수", "이영희", "김영희", "박영희", "이철수", "박철수", "고길동", "홍길순")
 SIGN_MARKS = ("인)", "印", "서명", "날인", "㊞", "[인]")
+# Whether a text holds a sign mark (SIGN_RX's gate) or the given name of an example name (CANONICAL_RX's): one
+# scan for the marks' first characters in C instead of a substring search per mark.
+SIGN_GATE = re.compile("|".join(map(re.escape, SIGN_MARKS)))
+CANONICAL_GATE = re.compile("|".join(sorted({w[1:] for w in CANONICAL})))
 CANONICAL_RX = re.compile(rf"(?<![가-힣])({'|'.join(CANONICAL)})(?={_PARTICLE}(?![가-힣]))")
 
 _taggers: dict[str, object] = {}
@@ -197,6 +264,57 @@ def is_dictionary_name(word: str) -> bool:
     """MeCab reads `word`, alone, as exactly one `NNP,인명` token."""
     out = [ln for ln in tagger().parse(word).split("\n") if "\t" in ln]
     return len(out) == 1 and out[0].split("\t", 1)[1].startswith("NNP,인명")
+
+
+class _DictionaryWord(dict):
+    """CANDIDATE_RX word -> whether it can be a scored dictionary name: not a surname glued to a title or a place
+    (김부장, 강동구) and read alone as a name (`is_dictionary_name`). A dict, so that `dictionary_candidates` looks
+    up every match's word in C (a miss calls `__missing__`); when full, the older half is dropped (exact:
+    speed only)."""
+
+    __slots__ = ()
+    MAX = 200_000
+
+    def __missing__(self, word: str) -> bool:
+        ok = not (word[1:] in TITLE_SET or word[-1] in "시군구읍면") and is_dictionary_name(word)
+        if len(self) >= self.MAX:
+            for k in list(islice(self, len(self) // 2)):
+                del self[k]
+        self[word] = ok
+        return ok
+
+
+_dictionary_word = _DictionaryWord()
+_COMPOUND_SET = frozenset(COMPOUND_SURNAMES)
+
+
+def dictionary_candidates(text: str) -> list[tuple[int, int]]:
+    """The spans of CANDIDATE_RX's matches whose word `_DictionaryWord` admits, in text order.
+
+    About one word in twenty is admitted, so the matches are taken as strings (`findall`: no match objects) and
+    only the admitted words are located again by `str.find`. That is exact because a match is the all-Hangul
+    word start it begins at: an occurrence of an admitted word is a match where no Hangul precedes it, unless a
+    compound surname opens it and a fourth Hangul syllable follows (the pattern then takes the four)."""
+    hits = set(filter(_dictionary_word.__getitem__, CANDIDATE_RX.findall(text)))
+    spans = []
+    n = len(text)
+    for w in hits:
+        k = len(w)
+        longer = k == 3 and w[:2] in _COMPOUND_SET
+        i = text.find(w)
+        while i >= 0:
+            if (i == 0 or not "가" <= text[i - 1] <= "힣") and not (longer and i + 3 < n and "가" <= text[i + 3] <= "힣"):
+                spans.append((i, i + k))
+            i = text.find(w, i + k)  # an occurrence that starts inside this one follows Hangul
+    spans.sort()
+    return spans
+
+
+def clear_caches() -> None:
+    """Forget every word MeCab was asked about (benchmarks that time a cold start)."""
+    is_dictionary_name.cache_clear()
+    known_non_name.cache_clear()
+    _dictionary_word.clear()
 
 
 def name_in_context(text: str, start: int, end: int, margin: int = 24) -> bool:
@@ -298,9 +416,9 @@ class MecabPersonRecognizer(EntityRecognizer):
             rxs.append(PARTY_RX)
         if "입니다" in text or "라고 합니다" in text:
             rxs.append(INTRO_RX)
-        if any(w in text for w in SIGN_MARKS):
+        if SIGN_GATE.search(text):
             rxs.append(SIGN_RX)
-        if any(w[1:] in text for w in CANONICAL):
+        if CANONICAL_GATE.search(text):
             rxs.append(CANONICAL_RX)
         if (":" in text or "：" in text or "[" in text) and speaker_possible(text):
             rxs.append(SPEAKER_RX)
@@ -312,12 +430,8 @@ class MecabPersonRecognizer(EntityRecognizer):
                 s, e = m.span(g)
                 if plausible_name(text[s:e]):
                     anchored.add((s, e))
-        for m in CANDIDATE_RX.finditer(text):
-            s, e = m.span()
-            w = m.group()
-            if (s, e) in anchored or w[1:] in TITLE_SET or w[-1] in "시군구읍면":
-                continue  # 김부장, 강동구: a surname glued to a title, or a place
-            if is_dictionary_name(w) and name_in_context(text, s, e):
+        for s, e in dictionary_candidates(text):
+            if (s, e) not in anchored and name_in_context(text, s, e):
                 found[(s, e)] = 0.6
         for key in anchored:
             found[key] = 0.85

@@ -70,8 +70,12 @@ PHONE_ANY = rf"(?:{INTL}|{MOBILE}|{LANDLINE})"
 FAX_KEY = (r"(?:(?:팩스|FAX|Fax|fax|전송)(?:\s?번호)?\.?|F[.:])\s{0,2}[:：)]?\s{0,2}"
            r"(?:</t[hd]>\s{0,2}<t[hd][^<>]{0,20}>\s{0,2})?")
 
-SIDO = (r"(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충청북|충청남|충북|충남|전라북|전라남|전북|전남|"
-        r"경상북|경상남|경북|경남|제주)(?:특별시|광역시|특별자치시|특별자치도|도|시)?")
+# Where every address pattern starts: each opens with `(?<![가-힣])` and a syllable.
+HANGUL_WORD_START = re.compile("(?<![가-힣])[가-힣]")
+SIDO_NAMES = ("서울", "부산", "대구", "인천", "광주", "대전", "울산", "세종", "경기", "강원", "충청북", "충청남", "충북", "충남",
+              "전라북", "전라남", "전북", "전남", "경상북", "경상남", "경북", "경남", "제주")
+SIDO_SUFFIX = "(?:특별시|광역시|특별자치시|특별자치도|도|시)?"
+SIDO = f"(?:{'|'.join(SIDO_NAMES)}){SIDO_SUFFIX}"
 # Between the parts of an address: one or two spaces, or a line break (an address wrapped in a form or letter).
 SP = r"(?:[ \t\u3000]{1,2}|[ \t]?\r?\n[ \t]{0,3})"
 # Cities and counties have two or more syllables before 시/군 (당시, 역시, 아군 are words); single-syllable 구
@@ -409,7 +413,7 @@ def build_pattern_recognizers() -> list[PiiPatternRecognizer]:
             _p("area_sido", rf"(?<![가-힣]){SIDO}\s{SIGUNGU}(?:\s{SIGUNGU})?(?:\s{EMD})?(?![가-힣])", 0.45),
             _p("area", rf"(?<![가-힣]){SIGUNGU}\s(?:{SIGUNGU}|{EMD})(?![가-힣])", WEAK),
         ], ["주소", "거주", "소재지", "주거", "자택", "사는", "살고", "거소", "배송지", "현주소", "소재"],
-          trigger="address", context_after=True),
+          trigger="address", context_after=True, starts=HANGUL_WORD_START),
         # --- optional types, off unless asked for (engine.build_recognizers) ---
         R("POSTAL_CODE", "ko_postal_code", [_p("postal", POSTAL, 0.05)],
           ["우편번호", "우편", "우)", "(우", "〒", "주소", "특별시", "광역시", "자치시", "자치도", "도 ", "로 ", "길 "],
