@@ -94,8 +94,7 @@ def compute_filter(recipe: Any, shards: list[list[Doc]]) -> Callable[[], None]:
 
 
 def compute_dedup(recipe: Any, shards: list[list[Doc]]) -> Callable[[], None]:
-    from corpora.dedup import band_hashes, bbit_signature, exact_key, minhash, shingle_hashes_many
-    from corpora.stages.dedup import SIGNATURE_BATCH
+    from corpora.stages.dedup import SIGNATURE_BATCH, batch_signatures
 
     p = recipe.params("dedup")
     bands, rows = p.band_rows()
@@ -103,14 +102,7 @@ def compute_dedup(recipe: Any, shards: list[list[Doc]]) -> Callable[[], None]:
     def run() -> None:
         for sh in shards:
             for i in range(0, len(sh), SIGNATURE_BATCH):
-                texts = [d.text for d in sh[i:i + SIGNATURE_BATCH]]
-                for t in texts:
-                    exact_key(t)
-                for shingles in shingle_hashes_many(texts, p.ngram):
-                    sig = minhash(shingles, p.num_perm, recipe.seed)
-                    band_hashes(sig, bands, rows)
-                    if p.verify:
-                        bbit_signature(sig)
+                batch_signatures([d.text for d in sh[i:i + SIGNATURE_BATCH]], p, bands, rows, recipe.seed)
     return run
 
 

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
-from itertools import accumulate, islice
+from itertools import accumulate
 from typing import Protocol
 
 from corpora.lang import get_language
+from pipeline.memo import Memo
 
 CONT = "##"  # continues eojeol and word
 GLUE = "@@"  # continues eojeol, new word
@@ -230,32 +231,13 @@ def _units_of_surfaces(surfaces: list[str]) -> list[str] | None:
 _is_isolated_char = lru_cache(maxsize=1 << 12)(is_isolated)
 
 
-class _UnitCache(dict):
-    """eojeol -> its units joined by single spaces. A dict subclass so that a hit is a plain C-level dict
-    lookup (`line` maps `__getitem__` over the eojeols; lru_cache's wrapper also does bookkeeping on every hit
-    and its links are GC-tracked), and a miss calls `__missing__`. The cache is exact, so its bound and
-    eviction order change speed only: when full, the older half (insertion order) is dropped."""
-
-    __slots__ = ("_split", "_max")
-
-    def __init__(self, split: Callable[[str], str], maxsize: int):
-        super().__init__()
-        self._split = split
-        self._max = maxsize
-
-    def __missing__(self, eojeol: str) -> str:
-        units = self._split(eojeol)
-        if self._max and len(eojeol) <= MAX_CACHED_CHARS:
-            if len(self) >= self._max:
-                for k in list(islice(self, (len(self) + 1) // 2)):
-                    del self[k]
-            self[eojeol] = units
-        return units
-
-
 # A whitespace-free chunk of a language without spaces is often a whole line: caching those would hold the
 # corpus, not its vocabulary. Korean eojeols are far shorter, so this changes nothing there.
 MAX_CACHED_CHARS = 64
+
+
+def _cacheable(eojeol: str) -> bool:
+    return len(eojeol) <= MAX_CACHED_CHARS
 
 
 class Pretokenizer:
@@ -273,7 +255,9 @@ class Pretokenizer:
         self.protect = placeholder_regex(protected)
         self._surfaces = self.analyzer.surfaces
         self._spaced = get_language(language).whitespace_words
-        self._cache = _UnitCache(self._split if self._spaced else self._split_unspaced, cache_size)
+        # eojeol -> its units joined by single spaces
+        self._cache: Memo[str, str] = Memo(self._split if self._spaced else self._split_unspaced, cache_size,
+                                           keep=_cacheable)
         self._units = self._cache.__getitem__
 
     def _split(self, eojeol: str) -> str:

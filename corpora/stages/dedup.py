@@ -76,6 +76,22 @@ def _files(work: Path, stem: str) -> dict[str, Path]:
     return {k: work / f"{k}-{stem}.npy" for k in ("ids", "exact", "exact_rows", "bands", "band_rows", "bbits")}
 
 
+def batch_signatures(texts: list[str], params: DedupParams, bands: int, rows: int, seed: int
+                     ) -> tuple[list[int], list[np.ndarray], list[np.ndarray]]:
+    """Phase 1's computation for a batch of documents (at most SIGNATURE_BATCH): their exact keys, and with `near`
+    their LSH band hashes and, with `verify` too, their b-bit signatures."""
+    keys = [exact_key(t) for t in texts]
+    sigs: list[np.ndarray] = []
+    bbits: list[np.ndarray] = []
+    if params.near:
+        for shingles in shingle_hashes_many(texts, params.ngram):
+            sig = minhash(shingles, params.num_perm, seed)
+            sigs.append(band_hashes(sig, bands, rows))
+            if params.verify:
+                bbits.append(bbit_signature(sig))
+    return keys, sigs, bbits
+
+
 def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> int:
     """Phase 1, per shard: ids, and the exact keys and each LSH band's hashes, each sorted (with their rows), and
     with `verify` the b-bit signatures (docs x num_perm uint8, in row order: phase 2 reads a candidate's row)."""
@@ -87,15 +103,11 @@ def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> in
     verify = params.near and params.verify
     docs = iter_docs(in_path)
     while batch := list(islice(docs, SIGNATURE_BATCH)):
-        texts = [d.text for d in batch]
         ids.extend(d.id for d in batch)
-        keys.extend(exact_key(t) for t in texts)
-        if params.near:
-            for shingles in shingle_hashes_many(texts, params.ngram):
-                sig = minhash(shingles, params.num_perm, seed)
-                sigs.append(band_hashes(sig, bands, rows))
-                if verify:
-                    bbits.append(bbit_signature(sig))
+        k, b, v = batch_signatures([d.text for d in batch], params, bands, rows, seed)
+        keys += k
+        sigs += b
+        bbits += v
     f = _files(work, shard_suffix(in_path))
     np.save(f["bbits"], np.stack(bbits) if bbits else np.zeros((len(ids), params.num_perm if verify else 0),
                                                                 np.uint8))

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import islice
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+from pipeline.memo import Memo
 
 LANG = "ko"
 MAX_CHUNK = 2000  # MeCab lattices grow with sentence length; long lines are cut at whitespace
@@ -266,30 +267,19 @@ def is_dictionary_name(word: str) -> bool:
     return len(out) == 1 and out[0].split("\t", 1)[1].startswith("NNP,인명")
 
 
-class _DictionaryWord(dict):
-    """CANDIDATE_RX word -> whether it can be a scored dictionary name: not a surname glued to a title or a place
-    (김부장, 강동구) and read alone as a name (`is_dictionary_name`). A dict, so that `dictionary_candidates` looks
-    up every match's word in C (a miss calls `__missing__`); when full, the older half is dropped (exact:
-    speed only)."""
-
-    __slots__ = ()
-    MAX = 200_000
-
-    def __missing__(self, word: str) -> bool:
-        ok = not (word[1:] in TITLE_SET or word[-1] in "시군구읍면") and is_dictionary_name(word)
-        if len(self) >= self.MAX:
-            for k in list(islice(self, len(self) // 2)):
-                del self[k]
-        self[word] = ok
-        return ok
+def _dictionary_word_admitted(word: str) -> bool:
+    """Whether a CANDIDATE_RX word can be a scored dictionary name: not a surname glued to a title or a place
+    (김부장, 강동구) and read alone as a name (`is_dictionary_name`)."""
+    return not (word[1:] in TITLE_SET or word[-1] in "시군구읍면") and is_dictionary_name(word)
 
 
-_dictionary_word = _DictionaryWord()
+# its answers by word, looked up from C by `dictionary_candidates`
+_dictionary_word: Memo[str, bool] = Memo(_dictionary_word_admitted, 200_000)
 _COMPOUND_SET = frozenset(COMPOUND_SURNAMES)
 
 
 def dictionary_candidates(text: str) -> list[tuple[int, int]]:
-    """The spans of CANDIDATE_RX's matches whose word `_DictionaryWord` admits, in text order.
+    """The spans of CANDIDATE_RX's matches whose word `_dictionary_word_admitted` admits, in text order.
 
     About one word in twenty is admitted, so the matches are taken as strings (`findall`: no match objects) and
     only the admitted words are located again by `str.find`. That is exact because a match is the all-Hangul
