@@ -2,16 +2,19 @@
 
     python bench/precision.py peak                        # fp32 and bf16 matmul peaks, measured now (not cached)
     python bench/precision.py crossover                   # fp32 vs bf16 autocast steps by width: where `auto` switches
-    python bench/precision.py anatomy --shape suite       # where one step's time goes, against its FLOPs and the peak
-    python bench/precision.py levers --shape suite        # foreach AdamW, torch.compile, thread binding, batch per step
+    python bench/precision.py sizing --threads 1 --precision bf16   # a time budget as steps, by shape (a sweep's)
+    python bench/precision.py anatomy --shape suite [--precision bf16] [--kernels stock]   # where a step's time goes
+    python bench/precision.py levers --shape suite [--precision bf16] [--compile]   # each change against the loop's step
     KLUE_DATA_DIR=../shared/data python bench/precision.py quality --steps 2000   # [MASK] loss, bf16 against fp32
 
-Every timing is a training step of the loop's model (`pretrain.model.SparseMLM` over a stock ModernBERT, the loop's
-fused AdamW and groups, gradient clipping) on a packed batch of random ids with 15 % masked: packed samples have no
-padding, so the ids do not change the time. Each configuration runs in its own process (threads and environment
-set before torch starts), configurations alternate over `--rounds` rounds, and a row reports the median
-milliseconds a step after `--warmup` steps: a one-off stall on a shared machine moves no row. Run alone, and say
-the CPU model and the load with the numbers (printed here).
+Every timing is a training step of the loop's model (`pretrain.model.SparseMLM` over a stock ModernBERT with
+the kernels the loop picks at that precision on this machine, `pretrain.engine.cpu_kernels`: in bf16 on a CPU
+with native bf16, eager attention in a compiled encoder, whose compile time is reported apart; the loop's
+fused AdamW and groups, gradient clipping) on a packed batch of random ids with 15 % masked: packed samples
+have no padding, so the ids do not change the time. Each configuration runs in its own process (threads and
+environment set before torch starts), configurations alternate over `--rounds` rounds, and a row reports the
+median milliseconds a step after `--warmup` steps: a one-off stall on a shared machine moves no row. Run
+alone, and say the CPU model and the load with the numbers (printed here).
 
 `crossover` backs `pipeline.hardware.BF16_MIN_HIDDEN` (the width from which `auto` picks bf16 on a CPU with native
 bf16); without native bf16 it says so and times fp32 alone unless `--force-bf16` (emulated bf16 is ~100x slower).
@@ -50,28 +53,52 @@ def overrides(layers: int, hidden: int, heads: int) -> dict[str, int]:
 # -- one configuration, in its own process -------------------------------------------------------------------------
 
 
+def step_model(shape: tuple[int, int, int], vocab: int, seq_len: int, precision: str, attention: str | None = "loop",
+               compile_encoder: str | bool | None = "loop") -> tuple[Any, Any, bool]:
+    """(config, `SparseMLM`, whether its encoder is compiled) of a ModernBERT of `shape`, with the kernels the loop
+    would use at `precision` here (`pretrain.engine.cpu_kernels`) where `attention` / `compile_encoder` say "loop",
+    else those named (None: the stock attention, an eager encoder; "encoder": compiled in place, static shapes)."""
+    from pretrain.architectures import build_config
+    from pretrain.config import PretrainParams
+    from pretrain.engine import cpu_kernels
+    from pretrain.model import SparseMLM, build_model
+
+    cfg = build_config("tiny", vocab_size=vocab, seq_len=seq_len, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                       overrides=overrides(*shape), architecture="modernbert")
+    loop = cpu_kernels(PretrainParams(architecture="modernbert"), precision)
+    attention = loop.attention if attention == "loop" else attention
+    if attention:
+        cfg._attn_implementation = attention
+    model = SparseMLM(build_model(cfg, 0))
+    compiled = compile_encoder == "encoder" or (compile_encoder == "loop" and loop.compile)
+    if compiled:
+        # as the loop: the encoder alone, in place (its shapes are fixed: packed batch x length); the sparse
+        # head's row count (the masked positions) changes every batch and stays eager
+        getattr(model.mlm, model.encoder_name).compile()
+    return cfg, model, compiled
+
+
 def time_steps(spec: dict[str, Any]) -> dict[str, Any]:
     """Build the model and optimizer of `spec`, run `warmup + steps` training steps, return per-step times and the
     step's model FLOPs (`pretrain.flops.step_flops`)."""
     import torch
 
-    from pretrain.architectures import build_config
     from pretrain.flops import step_flops
-    from pretrain.model import SparseMLM, build_model
 
     torch.set_num_threads(spec["threads"])
-    cfg = build_config("tiny", vocab_size=spec["vocab"], seq_len=spec["seq_len"], pad_token_id=1, bos_token_id=0,
-                       eos_token_id=2, overrides=overrides(*spec["shape"]), architecture="modernbert")
-    model = SparseMLM(build_model(cfg, 0))
+    cfg, model, compiled = step_model(spec["shape"], spec["vocab"], spec["seq_len"], spec["precision"],
+                                      spec.get("attention", "loop"), spec.get("compile", "loop"))
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
                                   lr=1e-4, betas=(0.9, 0.98), eps=1e-6, fused=not spec.get("foreach") or None)
     compiled_s = None
-    if spec.get("compile"):
+    if spec.get("compile") is True:
         t = time.perf_counter()
         model = torch.compile(model, dynamic=True)  # the number of masked positions changes every batch
         compiled_s = t
+    elif compiled:
+        compiled_s = time.perf_counter()  # the first step compiles the encoder: its time is reported apart
     gen = torch.Generator().manual_seed(0)
     batch, seq = spec["batch"], spec["seq_len"]
 
@@ -101,20 +128,35 @@ def time_steps(spec: dict[str, Any]) -> dict[str, Any]:
     return {"times": times, "flops": flops, "compile_s": compiled_s}
 
 
+class SpecFailed(RuntimeError):
+    """A configuration's process failed (its stderr's tail is the message)."""
+
+
 def run_spec(spec: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     proc = subprocess.run([sys.executable, __file__, "_child", json.dumps(spec)], capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": str(spec["threads"]), **(env or {})})
     if proc.returncode:
-        sys.exit(f"{spec} failed:\n{proc.stderr[-3000:]}")
+        raise SpecFailed(f"{spec} failed:\n{proc.stderr[-3000:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def alternate(configs: dict[str, tuple[dict[str, Any], dict[str, str]]], rounds: int) -> dict[str, dict[str, Any]]:
-    """Run every configuration once per round, in turn, and pool each one's step times."""
+def alternate(configs: dict[str, tuple[dict[str, Any], dict[str, str]]], rounds: int,
+              optional: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """Run every configuration once per round, in turn, and pool each one's step times. A failing configuration
+    ends the bench, unless it is `optional` (a lever that may not work here): that one is reported and dropped."""
     pooled: dict[str, dict[str, Any]] = {}
+    configs = dict(configs)
     for r in range(rounds):
-        for name, (spec, env) in configs.items():
-            res = run_spec(spec, env)
+        for name, (spec, env) in list(configs.items()):
+            try:
+                res = run_spec(spec, env)
+            except SpecFailed as e:
+                if name not in optional:
+                    sys.exit(str(e))
+                print(f"  {name}: dropped, its process failed:\n{e}", file=sys.stderr)
+                del configs[name]
+                pooled.pop(name, None)
+                continue
             into = pooled.setdefault(name, {"times": [], "flops": res["flops"], "compile_s": []})
             into["times"] += res["times"]
             if res["compile_s"] is not None:
@@ -206,24 +248,59 @@ def cmd_crossover(args: argparse.Namespace) -> dict[str, Any]:
     return {"rows": rows}
 
 
+def parse_shape(text: str) -> tuple[int, int, int]:
+    """`6x512` (layers x hidden) as (layers, hidden, heads), one head per 64 dimensions."""
+    try:
+        layers, hidden = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"shape {text!r}: expected LAYERSxHIDDEN, e.g. 6x512") from None
+    if hidden % 64:
+        raise argparse.ArgumentTypeError(f"shape {text!r}: the hidden size must be a multiple of 64 (64 a head)")
+    return layers, hidden, hidden // 64
+
+
+def cmd_sizing(args: argparse.Namespace) -> dict[str, Any]:
+    """A time budget as steps: each shape's step at `--precision` and `--threads`, timed alone, and the steps that
+    fit in `--budget-s` at that rate. A sweep that trains those steps (recipes/size-sweep-bf16.yaml) is the
+    equal-time comparison, yet byte-reproducible and indifferent to what else shares the cores while it runs."""
+    from pipeline.hardware import mfu_peak
+
+    configs = {f"{s[0]} x {s[1]}": (base_spec(args, s, precision=args.precision), {}) for s in args.shapes}
+    pooled = alternate(configs, args.rounds)
+    rows = []
+    for (name, res), shape in zip(pooled.items(), args.shapes, strict=True):
+        r = row(f"{name}, batch {args.batch} x {args.seq_len}, {args.precision}", res, args.batch * args.seq_len,
+                mfu_peak(args.precision, args.threads), None)
+        r["shape"] = f"{shape[0]}x{shape[1]}"
+        r["steps_in_budget"] = int(args.budget_s * 1e3 // r["ms_per_step"])
+        rows.append(r)
+    print_rows(f"step times for a {args.budget_s:g} s budget: {describe_machine(args.threads)}", rows)
+    for r in rows:
+        print(f"{r['shape']}: {r['steps_in_budget']} steps in {args.budget_s:g} s")
+    return {"budget_s": args.budget_s, "rows": rows}
+
+
 def cmd_levers(args: argparse.Namespace) -> dict[str, Any]:
     """The loop's step at one shape against each change the issue names, alternated in rounds."""
     from pipeline.hardware import mfu_peak
 
     shape = SHAPES[args.shape]
-    base = base_spec(args, shape)
+    base = base_spec(args, shape, precision=args.precision)
     configs: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
         "the loop's step (fused AdamW)": (base, {}),
         "foreach AdamW (the loop's before 2026-12-06)": ({**base, "foreach": True}, {}),
         "threads bound to cores (OMP_PROC_BIND=close)": (base, {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}),
+        "the stock kernels (SDPA), eager": ({**base, "attention": None, "compile": None}, {}),
+        "attention by matrix products (eager), eager": ({**base, "attention": "eager", "compile": None}, {}),
+        "SDPA, the encoder compiled (static shapes)": ({**base, "attention": None, "compile": "encoder"}, {}),
     }
     if args.compile:
-        configs["torch.compile (inductor)"] = ({**base, "compile": True}, {})
+        configs["torch.compile, the whole model (dynamic)"] = ({**base, "compile": True}, {})
     for b in args.batches:
         if b != args.batch:
             configs[f"batch {b} x {args.seq_len}"] = ({**base, "batch": b}, {})
-    pooled = alternate(configs, args.rounds)
-    peak = mfu_peak("fp32", args.threads)
+    pooled = alternate(configs, args.rounds, optional=tuple(k for k in configs if "compile" in k))
+    peak = mfu_peak(args.precision, args.threads)
     first = next(iter(pooled))
     base_ms = statistics.median(pooled[first]["times"]) * 1e3
     rows = []
@@ -234,7 +311,7 @@ def cmd_levers(args: argparse.Namespace) -> dict[str, Any]:
         if spec["batch"] != args.batch:  # per token: a bigger batch does more work a step
             r["speedup"] = round(r["tokens_per_s"] / (args.batch * args.seq_len / base_ms * 1e3), 3)
         rows.append(r)
-    print_rows(f"levers at {shape[0]} x {shape[1]}, batch {args.batch} x {args.seq_len}, fp32: "
+    print_rows(f"levers at {shape[0]} x {shape[1]}, batch {args.batch} x {args.seq_len}, {args.precision}: "
                f"{describe_machine(args.threads)}", rows)
     return {"rows": rows}
 
@@ -246,16 +323,13 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
     from torch.profiler import ProfilerActivity, profile
 
     from pipeline.hardware import matmul_peak
-    from pretrain.architectures import build_config
     from pretrain.data import SpecialIds, mask_tokens, step_generator
     from pretrain.flops import step_flops
-    from pretrain.model import SparseMLM, build_model
 
     torch.set_num_threads(args.threads)
     shape = SHAPES[args.shape]
-    cfg = build_config("tiny", vocab_size=args.vocab, seq_len=args.seq_len, pad_token_id=1, bos_token_id=0,
-                       eos_token_id=2, overrides=overrides(*shape), architecture="modernbert")
-    model = SparseMLM(build_model(cfg, 0))
+    kernels = "loop" if args.kernels == "loop" else None
+    cfg, model, _ = step_model(shape, args.vocab, args.seq_len, args.precision, kernels, kernels)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-6, fused=True)
     special = SpecialIds(cls=0, sep=2, pad=1, mask=4, vocab_size=args.vocab, all_special=(0, 1, 2, 3, 4))
     gen = torch.Generator().manual_seed(0)
@@ -267,7 +341,8 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
         ids = torch.randint(5, args.vocab, (args.batch, args.seq_len), generator=gen)
         ids, labels = mask_tokens(ids, special, step_generator(0, i, 0, 0))
         t1 = time.perf_counter()
-        loss = model(input_ids=ids, labels=labels)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            loss = model(input_ids=ids, labels=labels)
         t2 = time.perf_counter()
         loss.backward()
         t3 = time.perf_counter()
@@ -292,13 +367,15 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
         kind = ("matrix products" if name in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
                 else "attention (SDPA kernels)" if "scaled_dot_product" in name or "flash_attention" in name
                 else "log-softmax / cross-entropy" if "log_softmax" in name or "nll_loss" in name
+                else "copies and dtype casts (bf16: autocast's)" if name in ("aten::copy_", "aten::_to_copy")
                 else "elementwise, norms, copies and the rest")
         kinds[kind] = kinds.get(kind, 0.0) + e.self_cpu_time_total / 1e6 / 3
     step_s = sum(statistics.median(v) for v in phases.values())
     flops = step_flops(cfg, args.seq_len, args.batch * args.seq_len, round(statistics.mean(predicted)))
-    peak = matmul_peak("fp32", args.threads)
+    peak = matmul_peak(args.precision, args.threads)
     total_kinds = sum(kinds.values())
-    print(f"\nanatomy of a {shape[0]} x {shape[1]} step, batch {args.batch} x {args.seq_len}, fp32: "
+    print(f"\nanatomy of a {shape[0]} x {shape[1]} step, batch {args.batch} x {args.seq_len}, {args.precision}, "
+          f"{args.kernels} kernels: "
           f"{describe_machine(args.threads)}")
     print(f"step {step_s * 1e3:.0f} ms, {flops / 1e9:.1f} GFLOP (model FLOPs), MFU {flops / step_s / (peak.tflops * 1e12):.1%}"
           f" of {peak.label}")
@@ -311,7 +388,8 @@ def cmd_anatomy(args: argparse.Namespace) -> dict[str, Any]:
     mm = kinds.get("matrix products", 0.0)
     if mm:
         print(f"\nthe matrix products ran at {flops / mm / 1e12:.3f} TFLOP/s of model FLOPs "
-              f"({flops / mm / (peak.tflops * 1e12):.0%} of the peak; the attention's are in its kernels)")
+              f"({flops / mm / (peak.tflops * 1e12):.0%} of the peak; under SDPA the attention's products are in its "
+              "kernels, under eager attention in these)")
     return {"phases_ms": {k: round(statistics.median(v) * 1e3, 2) for k, v in phases.items()},
             "kinds_ms": {k: round(v * 1e3, 2) for k, v in kinds.items()}, "flops": flops,
             "step_ms": round(step_s * 1e3, 1), "peak": peak.label}
@@ -356,11 +434,14 @@ def cmd_quality(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["peak", "crossover", "levers", "anatomy", "quality", "_child"])
+    ap.add_argument("command", choices=["peak", "crossover", "sizing", "levers", "anatomy", "quality", "_child"])
     ap.add_argument("spec", nargs="?", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--shape", choices=sorted(SHAPES), default="suite")
     ap.add_argument("--widths", type=int, nargs="+", default=[128, 192, 256, 384, 512])
+    ap.add_argument("--shapes", type=parse_shape, nargs="+", default=[(4, 256, 4), (6, 384, 6), (6, 512, 8)],
+                    help="sizing: LAYERSxHIDDEN shapes to time (default: recipes/size-sweep-bf16.yaml's)")
+    ap.add_argument("--budget-s", type=float, default=1200, help="sizing: the budget to turn into steps")
     ap.add_argument("--batch", type=int, default=16, help="sequences a step (the suite's 16)")
     ap.add_argument("--base-batch", type=int, default=4, help="sequences a step of the 12 x 768 crossover row")
     ap.add_argument("--no-base", action="store_true", help="crossover: leave out the 12 x 768 row")
@@ -371,6 +452,11 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--compile", action="store_true", help="levers: also torch.compile (minutes of compiling)")
+    ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                    help="levers, anatomy: the step's precision (bf16: autocast over fp32 weights, as the loop)")
+    ap.add_argument("--kernels", choices=["loop", "stock"], default="loop",
+                    help="anatomy: the loop's kernels at --precision (pretrain.engine.cpu_kernels), or the stock ones "
+                         "(SDPA, an eager module: plain autocast)")
     ap.add_argument("--force-bf16", action="store_true", help="time bf16 without native bf16 (emulated)")
     ap.add_argument("--docs", type=int, default=20000, help="quality: documents of the shared corpus")
     ap.add_argument("--workdir", help="quality: keep the tokenizer, shards and runs here")
@@ -381,8 +467,8 @@ def main() -> None:
         return
     if args.command == "quality" and args.steps == 8:
         args.steps = 2000
-    result = {"peak": cmd_peak, "crossover": cmd_crossover, "levers": cmd_levers, "anatomy": cmd_anatomy,
-              "quality": cmd_quality}[args.command](args)
+    result = {"peak": cmd_peak, "crossover": cmd_crossover, "sizing": cmd_sizing, "levers": cmd_levers,
+              "anatomy": cmd_anatomy, "quality": cmd_quality}[args.command](args)
     if args.json:
         args.json.write_text(json.dumps({"command": args.command, "machine": describe_machine(args.threads),
                                          "result": result}, indent=1, default=str) + "\n")

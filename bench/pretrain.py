@@ -9,7 +9,8 @@ logits at the masked positions only (`sparse_prediction`, as our wrapper does fo
 is the strongest HF baseline for it.
 
 Each row runs in fp32 and, where the CPU multiplies bf16 natively (AMX, AVX512-BF16; `--precisions` to choose),
-in bf16 autocast over fp32 weights: ours with `mixed_precision: bf16`, HF's with `TrainingArguments(bf16=True)`.
+in bf16 autocast over fp32 weights: ours with `mixed_precision: bf16` (and, on such a CPU, the loop's kernels:
+eager attention in a compiled encoder, `pretrain.engine.cpu_kernels`), HF's with `TrainingArguments(bf16=True)`.
 MFU divides the model FLOPs a row computed usefully (`pretrain.flops.step_flops`: real tokens, the predicted
 positions through the head) by the CPU's measured matmul peak at the row's precision and threads
 (`pipeline.hardware.matmul_peak`). `--shape` picks the encoder: `tiny` (4 x 128, the embedded default's),

@@ -18,8 +18,11 @@ process and its workers use is the stage's:
 - disk: the bytes of the stage's folder.
 Then the funnel against the manifest of the scale corpus: every planted junk document gone after `filter`; dedup's
 exact and near duplicates against the planted copies that passed the filters; every planted PII type found in
-its document by `pii_detect`. With `--ray`, the largest size again on the Ray executor (a local instance with
-`--workers` CPUs): the same bytes as the local pool, stage by stage, and its wall time over the pool's.
+its document by `pii_detect`. Each chain also records the machine's busy cores beyond its own (`foreign_cores`,
+from the kernel's CPU times against the runs' rusage) and warns when other work shared the cores. With `--ray`,
+the largest size again on the Ray executor (a local instance with `--workers` CPUs): the same bytes as the local
+pool, stage by stage, and its wall time over the pool's (`ratio_measured_alone` false where either half shared
+the cores).
 
 Time it alone: 2 cores are easily oversubscribed. Not run in CI.
 """
@@ -49,6 +52,10 @@ from datagen.scale import check_funnel, generate  # noqa: E402
 from datagen.scale import stage_folder as folder  # noqa: E402
 from datagen.scale import stage_manifest as manifest  # noqa: E402
 
+# Average cores of other work during a chain above which its numbers are flagged: the bench's own bookkeeping (the
+# RSS sampler, the parent) stays well under it.
+FOREIGN_WARN = 0.15
+
 STAGES = ("collect", "filter", "dedup", "decontaminate", "pii_detect", "pii", "pretokenize", "vocab", "encode")
 
 
@@ -57,6 +64,7 @@ def klue(recipe: Path, wd: Path, until: str, workers: int, executor: str = "loca
     summed RSS of its process tree."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy_before = busy_cpu_s()
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", str(recipe), "--workdir", str(wd),
                              "--until", until, "--workers", str(workers), "--executor", executor], cwd=ROOT, env=env,
@@ -83,7 +91,28 @@ def klue(recipe: Path, wd: Path, until: str, workers: int, executor: str = "loca
     if proc.returncode != 0:
         raise RuntimeError(f"klue run --until {until} failed:\n{out[-4000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"cpu_s": cpu, "peak_rss_mb": peak[0], "wall_total_s": time.perf_counter() - t0}
+    wall = time.perf_counter() - t0
+    return {"cpu_s": cpu, "peak_rss_mb": peak[0], "wall_total_s": wall,
+            "busy_cores": (busy_cpu_s() - busy_before) / max(wall, 1e-3)}
+
+
+def busy_cpu_s() -> float:
+    """CPU seconds the whole machine has spent busy (every process, the kernel's work included), from boot."""
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+def foreign_cores(rows: dict[str, dict[str, Any]], executor: str) -> float:
+    """The machine's busy cores beyond what the measured runs used, averaged over them: other jobs on the cores,
+    which make every rate and wall time here low (time alone). A Ray run's workers are not the driver's
+    descendants, so their CPU cannot be told apart from another job's: there the excess over `workers` busy cores
+    is what is left."""
+    wall = sum(r["wall_total_s"] for r in rows.values())
+    busy = sum(r["busy_cores"] * r["wall_total_s"] for r in rows.values())
+    if executor == "ray":
+        workers = next(iter(rows.values()))["workers"]
+        return max(0.0, busy / wall - workers)
+    return max(0.0, (busy - sum(r["cpu_s"] for r in rows.values())) / wall)
 
 
 def disk_mb(path: Path) -> float:
@@ -107,6 +136,12 @@ def run_chain(recipe: Path, wd: Path, workers: int, corpus: dict[str, Any], unti
               executor: str = "local") -> dict[str, dict[str, float]]:
     stages = STAGES[:STAGES.index(until) + 1]
     raw = {s: klue(recipe, wd, s, workers, executor) for s in stages}
+    for s in stages:
+        raw[s]["workers"] = workers
+    foreign = foreign_cores(raw, executor)
+    if foreign > FOREIGN_WARN:
+        print(f"WARNING: {foreign:.2f} cores on average were busy with something else during these runs "
+              f"({executor}, {workers} workers): their rates and wall times are not a measurement alone", flush=True)
     idle = min(klue(recipe, wd, until, workers, executor)["cpu_s"] for _ in range(2))  # every stage skipped
     out = {}
     for s in stages:
@@ -116,7 +151,8 @@ def run_chain(recipe: Path, wd: Path, workers: int, corpus: dict[str, Any], unti
         out[s] = {"gb": corpus["gb"], "workers": workers, "executor": executor, "input_mb": round(mb, 2),
                   "cpu_s": round(cpu, 2), "mb_per_cpu_s": round(mb / cpu, 3),
                   "wall_s": round(m["timings"]["seconds"], 2), "peak_rss_mb": round(raw[s]["peak_rss_mb"], 1),
-                  "disk_mb": round(disk_mb(folder(wd, s)), 2), "startup_cpu_s": round(idle, 2)}
+                  "disk_mb": round(disk_mb(folder(wd, s)), 2), "startup_cpu_s": round(idle, 2),
+                  "busy_cores": round(raw[s]["busy_cores"], 2), "foreign_cores": round(foreign, 2)}
     return out
 
 
@@ -171,7 +207,11 @@ def main() -> None:
                 same = digests(local, tuple(rows)) == digests(wd, tuple(rows))
                 ratio = {s: round(rows[s]["wall_s"] / max(results_row(results, s, gb, workers)["wall_s"], 1e-3), 2)
                          for s in rows}
-                results["ray"] = {"gb": gb, "workers": workers, "same_bytes": same, "wall_over_local": ratio}
+                foreign = {"local": results_row(results, until_stage(rows), gb, workers)["foreign_cores"],
+                           "ray": rows[until_stage(rows)]["foreign_cores"]}
+                results["ray"] = {"gb": gb, "workers": workers, "same_bytes": same, "wall_over_local": ratio,
+                                  "foreign_cores": foreign,
+                                  "ratio_measured_alone": max(foreign.values()) <= FOREIGN_WARN}
                 print("ray:", json.dumps(results["ray"]), flush=True)
     results["load_end"] = os.getloadavg()[0]
     _print_acceptance(results, args.gb)
@@ -180,6 +220,10 @@ def main() -> None:
     if not args.keep:
         for wd in args.cache.glob("wd-*"):
             shutil.rmtree(wd, ignore_errors=True)
+
+
+def until_stage(rows: dict[str, Any]) -> str:
+    return next(reversed(rows))
 
 
 def results_row(results: dict[str, Any], stage: str, gb: float, workers: int) -> dict[str, Any]:

@@ -16,8 +16,11 @@ Autocast keeps fp32 master weights and optimizer state (the same as on a GPU), s
 autocast casts every weight and activation to bf16 around each matrix product, an O(tokens x d) cost against the
 product's O(tokens x d^2), so the casts stop paying below some width. Measured on a Xeon with AMX (issue 47,
 2026-12-06, 2 threads, ModernBERT steps with AdamW): 4 x 128 at batch 8 x 128 ran at 0.82x of fp32 in bf16 (14,745
-against 17,932 tokens/s), 4 x 256 at 16 x 128 at 1.40-1.46x, 12 x 768 at 4 x 128 at 1.94x. `bench/precision.py
-crossover` measures the crossover on the machine at hand. Without native bf16 the emulated kernels are far slower
+against 17,932 tokens/s), 4 x 256 at 16 x 128 at 1.40-1.46x, 12 x 768 at 4 x 128 at 1.94x; on another AMX Xeon
+(2026-12-07, plain autocast) 1.05x, 1.28x and 1.68x. `bench/precision.py crossover` measures the crossover on the
+machine at hand. Pretraining adds kernels to bf16 there (`pretrain.engine.cpu_kernels`) with which it pays from 128
+wide (1.33-1.41x), but fine-tuning runs plain autocast, so the one rule stays at 256
+(docs/experiments/2026-12-07-cpu-bf16.md). Without native bf16 the emulated kernels are far slower
 (a 1024^2 bf16 product took 2.3 s on an AVX2-only AMD EPYC against 12 ms in fp32): `auto` never picks bf16 there, and
 a forced `bf16` warns.
 
@@ -44,7 +47,7 @@ from pydantic import BeforeValidator
 from pipeline import io
 
 # Below this hidden size `auto` keeps a CPU run in fp32 even with native bf16 (the measurements in the docstring:
-# 128 loses, 256 wins).
+# plain autocast loses or ties at 128, wins at 256).
 BF16_MIN_HIDDEN = 256
 
 # Sizes of the square products that measure the peak: large enough to reach the rate of the model's big products
@@ -142,7 +145,7 @@ def resolve_precision(choice: str, hidden_size: int | None) -> Precision:
         return Precision("fp32", f"auto: no native bf16 on this CPU ({torch.backends.cpu.get_cpu_capability()})")
     if hidden_size is not None and hidden_size < BF16_MIN_HIDDEN:
         return Precision("fp32", f"auto: {unit} bf16, but hidden size {hidden_size} < {BF16_MIN_HIDDEN} "
-                                 "(the casts cost more than bf16 saves)")
+                                 "(plain autocast does not pay below it: docs/recipes.md)")
     return Precision("bf16", f"auto: {unit} bf16, hidden size {hidden_size} >= {BF16_MIN_HIDDEN}")
 
 

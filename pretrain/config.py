@@ -116,6 +116,11 @@ class PretrainParams(StageParams):
     # 256 wide, fp32 otherwise (pipeline/hardware.py: the rule and the measurements behind it); no (or false,
     # fp32): fp32. The resolved precision goes into summary.json, the card and the stage key.
     mixed_precision: MixedPrecision = "auto"
+    # auto: a ModernBERT trained in bf16 on a CPU with native bf16, by one process without DeepSpeed, has its
+    # encoder compiled by inductor (static shapes; the sparse head stays eager) and its attention computed by
+    # matrix products instead of SDPA: together 1.4-1.8x the step of plain bf16 autocast there
+    # (`pretrain.engine.cpu_kernels`, with the measurements); elsewhere neither. true/false force the compile.
+    compile: Literal["auto"] | bool = "auto"
     # A CPU run's weights depend on the thread count to the bit (a reduction split over more threads adds in
     # another order), and torch's default is the machine's core count: a recipe whose numbers are published sets
     # it, so that its key and its bits name the same run. summary.json records the count used.

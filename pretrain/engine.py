@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.hardware import reset_accelerate_state
-from pretrain.config import TrainConfig
+from pipeline import hardware
+from pretrain.config import PretrainParams, TrainConfig
 
 DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
 
@@ -44,6 +44,41 @@ class Run:
         return bool(self.accelerator.is_main_process)
 
 
+@dataclass(frozen=True)
+class Kernels:
+    """How the encoder computes: its attention implementation (transformers' `attn_implementation`; None: the
+    architecture's own, `pretrain.architectures.build_config`) and whether inductor compiles it."""
+
+    attention: str | None
+    compile: bool
+    why: str
+
+
+def cpu_kernels(cfg: PretrainParams, precision: str) -> Kernels:
+    """The kernels for a run in `precision` (resolved) here. On a CPU with native bf16 (AMX, AVX512-BF16), a
+    ModernBERT in bf16 spends its step outside the matrix products: at 4 x 256, batch 16 x 128, on 2 threads of an
+    AMX Xeon, SDPA's kernels took 25 % of the step, elementwise work and autocast's casts 43 %, the products 29 %
+    (`python bench/precision.py anatomy --precision bf16`). So there (measured alone, median ms a step, 2026-12-07,
+    docs/experiments/2026-12-07-cpu-bf16.md):
+    - attention by matrix products (`eager`: its two products run on AMX in bf16) instead of SDPA: 277 -> 233 ms;
+    - the encoder compiled by inductor, which fuses the elementwise work and the casts: 233 -> 193 ms (13 s to
+      compile, once; static shapes, since a packed batch is always batch x length; the sparse head, whose row count
+      changes every batch, stays eager). `compile: true` forces it, `false` keeps the module eager.
+    In fp32 neither pays (SDPA 340 against eager 351 ms; the whole model compiled, 0.88x in the record of
+    2026-12-06), and neither is measured under DeepSpeed, on several processes or for RoBERTa: those keep the
+    stock kernels and an eager module (a GPU too)."""
+    import torch
+
+    native = hardware.native_bf16()  # read through the module: tests stand in another CPU there
+    measured = (precision == "bf16" and not torch.cuda.is_available() and native is not None
+                and cfg.architecture == "modernbert" and cfg.deepspeed is None and cfg.num_processes == 1)
+    compiled = measured if cfg.compile == "auto" else bool(cfg.compile)
+    forced = "" if cfg.compile == "auto" else f"; compile: {str(cfg.compile).lower()}"
+    if measured:
+        return Kernels("eager", compiled, f"auto: ModernBERT in bf16 on a CPU with {native} bf16{forced}")
+    return Kernels(None, compiled, f"auto: the stock kernels{forced}")
+
+
 def deepspeed_config(cfg: TrainConfig, mixed_precision: str) -> dict[str, Any]:
     """The shipped ZeRO JSON with its "auto" fields filled from the training config."""
     ds = json.loads((DEEPSPEED_DIR / f"{cfg.deepspeed}.json").read_text())
@@ -63,7 +98,8 @@ def make_accelerator(cfg: TrainConfig) -> Any:
     from accelerate.utils import DeepSpeedPlugin, DistributedType, InitProcessGroupKwargs
 
     precision = cfg.resolved_precision().accelerate
-    reset_accelerate_state()  # a fine-tuning before this in the process may have left another precision's state
+    # a fine-tuning before this in the process may have left another precision's state
+    hardware.reset_accelerate_state()
     plugin, handlers = None, []
     if cfg.deepspeed:
         plugin = DeepSpeedPlugin(hf_ds_config=deepspeed_config(cfg, precision))

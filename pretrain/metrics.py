@@ -8,6 +8,7 @@ the stage's report read and write the metrics one way.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 from pipeline import io
 from pipeline.hardware import hardware_here
-from pretrain.engine import Run
+from pretrain.engine import Run, cpu_kernels
 from pretrain.flops import Peak
 from pretrain.throughput import Throughput
 
@@ -77,6 +78,8 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         # (pipeline/hardware.py), and this says which way and why
         "precision": precision.name,
         "precision_why": precision.why,
+        # how the encoder computed (pretrain.engine.cpu_kernels): other kernels, other bits
+        "kernels": dataclasses.asdict(cpu_kernels(run.cfg, precision.name)),
         "deepspeed": run.cfg.deepspeed,
         "epochs": run.order.epoch(step),
     }

@@ -31,6 +31,11 @@ class SparseMLM(nn.Module):
         self.mlm = mlm
         self._arch = architecture_of(mlm.config)
 
+    @property
+    def encoder_name(self) -> str:
+        """The attribute of `.mlm` that holds the encoder (the part of the model whose shapes are fixed)."""
+        return str(self._arch.encoder)
+
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor,
                 attention_mask: torch.Tensor | None = None, per_token: bool = False) -> torch.Tensor:
         """Mean cross-entropy over the predicted positions, or (`per_token`) one loss per predicted position,

@@ -38,7 +38,7 @@ from pretrain.architectures import build_config
 from pretrain.batches import BatchSource, to_device
 from pretrain.checkpoint import checkpoint_path, resume, save_checkpoint
 from pretrain.config import TrainConfig
-from pretrain.engine import Run, agreed_elapsed, make_accelerator, release
+from pretrain.engine import Run, agreed_elapsed, cpu_kernels, make_accelerator, release
 from pretrain.export import export_final, fp32_master_state
 from pretrain.flops import step_flops
 from pretrain.metrics import log_row, plot_loss_curve, read_metrics, summarize
@@ -112,7 +112,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                  pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id,
                                  eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides,
                                  architecture=cfg.architecture)
+        kernels = cpu_kernels(cfg, precision.name)  # eager attention and a compiled encoder where they pay
+        if kernels.attention:
+            model_cfg._attn_implementation = kernels.attention
         model = SparseMLM(build_model(model_cfg, cfg.seed))
+        if kernels.compile:
+            getattr(model.mlm, model.encoder_name).compile()  # in place: the state dict's keys stay the module's
         n_params = sum(p.numel() for p in model.parameters())
         decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
         no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]

@@ -15,7 +15,8 @@ from safetensors import safe_open
 import pipeline.hardware as hw
 from pipeline.hardware import BF16_MIN_HIDDEN, Precision, matmul_peak, resolve_precision
 from pretrain.config import PretrainParams, TrainConfig
-from pretrain.train import train
+from pretrain.engine import Kernels, cpu_kernels
+from pretrain.train import Halted, train
 from testkit.pretrain import encode_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,3 +227,52 @@ def test_one_process_fine_tunes_in_one_precision_then_another(tmp_path):
                for choice in ("no", "bf16", "no")]
     assert [r["precision"] for r in records] == ["fp32", "bf16", "fp32"]
     assert records[0]["history"] == records[2]["history"]  # fp32 after bf16 is the fp32 run again
+
+
+# -- the kernels a CPU bf16 run computes with (pretrain.engine.cpu_kernels) ----------------------------------------
+
+
+def _kernels_for(**kw) -> Kernels:
+    params = PretrainParams(**{"architecture": "modernbert", **kw})
+    return cpu_kernels(params, params.resolved_precision().name)
+
+
+def test_a_modernbert_in_bf16_on_native_bf16_gets_eager_attention_in_a_compiled_encoder(amx):
+    fast = _kernels_for(mixed_precision="bf16")
+    assert (fast.attention, fast.compile) == ("eager", True) and "AMX" in fast.why
+    assert (_kernels_for(mixed_precision="bf16", compile=False).attention,
+            _kernels_for(mixed_precision="bf16", compile=False).compile) == ("eager", False)
+    # where it was not measured to pay: the stock kernels, an eager module
+    for kw in ({"mixed_precision": "no"}, {"mixed_precision": "bf16", "num_processes": 2},
+               {"mixed_precision": "bf16", "deepspeed": "zero2"},
+               {"mixed_precision": "bf16", "architecture": "roberta"}):
+        k = _kernels_for(**kw)
+        assert (k.attention, k.compile) == (None, False), kw
+    assert _kernels_for(mixed_precision="no", compile=True).compile  # forced
+
+
+def test_without_native_bf16_a_bf16_run_keeps_the_stock_kernels(monkeypatch):
+    monkeypatch.setattr(hw, "native_bf16", lambda: None)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    k = _kernels_for(mixed_precision="bf16")
+    assert (k.attention, k.compile) == (None, False)
+
+
+@pytest.mark.skipif(hw.native_bf16() is None, reason="needs a CPU with native bf16 (AMX or AVX512-BF16) to run the "
+                                                      "compiled bf16 encoder for real; this CPU has none")
+def test_a_compiled_bf16_run_is_deterministic_and_resumes_to_the_same_bytes(encoded, tmp_path):
+    """The compiled encoder with eager attention, for real: the same loss curve twice, the same final weights after a
+    halt and a resume from the checkpoint (the compiled module's state dict keeps the stock keys), and summary.json
+    says which kernels ran."""
+    cfg = {"mixed_precision": "bf16", "max_steps": 4, "checkpoint_every": 2, "log_every": 1}
+    first = train(_cfg(encoded, tmp_path / "a", **cfg))
+    assert first["kernels"] == {"attention": "eager", "compile": True, "why": first["kernels"]["why"]}
+    train(_cfg(encoded, tmp_path / "b", **cfg))
+    with pytest.raises(Halted):
+        train(_cfg(encoded, tmp_path / "c", **cfg, halt_after_step=2))
+    train(_cfg(encoded, tmp_path / "c", **cfg))
+    curves = [(tmp_path / r / "metrics.jsonl").read_text() for r in "abc"]
+    losses = [[json.loads(x).get("loss") for x in c.splitlines()] for c in curves]
+    assert losses[0] == losses[1] == losses[2] and len([x for x in losses[0] if x is not None]) == 4
+    weights = {(tmp_path / r / "final/model.safetensors").read_bytes() for r in "abc"}
+    assert len(weights) == 1

@@ -29,7 +29,7 @@ from pipeline.stage import ArmOutput, Preempted, ReportSection, Stage, StageCont
 from pretrain.architectures import ARCHITECTURES, build_config, parameter_counts
 from pretrain.checkpoint import checkpoint_problems, find_checkpoint, verified_checkpoint
 from pretrain.config import CHECKPOINTS, STATE_FILE, PretrainParams, RayTrainParams, SlurmParams, TrainConfig
-from pretrain.engine import deepspeed_config
+from pretrain.engine import cpu_kernels, deepspeed_config
 from pretrain.metrics import read_metrics
 from pretrain.preempt import PREEMPTED_FILE
 from pretrain.ray_train import describe_workers, run_on_ray
@@ -48,8 +48,9 @@ class PretrainStage(Stage[PretrainParams]):
     # 5: the model card (final/README.md, and LICENSE for mixed licences), `hardware` in the meta; 6: fused AdamW
     # (other bits), the precision `auto` resolved and the CPU's MFU in summary.json; 7: masks and dropout by the
     # global micro-batch (other bits on several ranks or with dropout; one process without dropout unchanged),
-    # rollbacks over loss spikes, a checkpoint resumed on another world size
-    version = "7"
+    # rollbacks over loss spikes, a checkpoint resumed on another world size; 8: `compile`, and a ModernBERT in bf16
+    # on a CPU with native bf16 computes attention by matrix products in a compiled encoder (other bits there only)
+    version = "8"
     inputs = ("encode", "vocab")
     resumable = True
     variant_field = "architecture"  # `pretrain: [roberta, modernbert]`: one arm per encoder
@@ -172,6 +173,9 @@ class PretrainStage(Stage[PretrainParams]):
         }
         precision = p.resolved_precision()
         out["precision"] = f"{precision.name} ({precision.why})"
+        kernels = cpu_kernels(p, precision.name)
+        out["kernels"] = (f"attention {kernels.attention or 'as the architecture'}, encoder "
+                          f"{'compiled (inductor)' if kernels.compile else 'eager'} ({kernels.why})")
         if p.launcher == "slurm":
             out["launcher"] = describe_allocation(p)
         elif p.launcher == "ray":
