@@ -237,7 +237,8 @@ def print_table(results: dict[tuple[str, str], dict[str, Any]], tasks: list[str]
     load = os.getloadavg()[0]
     from pipeline.hardware import cpu_model, native_bf16
 
-    print(f"\ntiny RoBERTa ({args.size}) built from a config, {args.epochs} epoch(s), lr {args.lr or 'default'}, "
+    model = f"the model in {args.model}" if args.model else f"tiny RoBERTa ({args.size}) built from a config"
+    print(f"\n{model}, {args.epochs} epoch(s), lr {args.lr or 'default'}, "
           f"seed {args.seed}, up to {args.max_train} train / {args.max_eval} eval examples, "
           f"{args.threads} threads, load average after the run {load:.2f}; {cpu_model()}, native bf16: "
           f"{native_bf16() or 'none'}")
