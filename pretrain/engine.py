@@ -10,6 +10,8 @@ DeepSpeed config and precision from here without importing the loop.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,9 +76,18 @@ def cpu_kernels(cfg: PretrainParams, precision: str) -> Kernels:
                 and cfg.architecture == "modernbert" and cfg.deepspeed is None and cfg.num_processes == 1)
     compiled = measured if cfg.compile == "auto" else bool(cfg.compile)
     forced = "" if cfg.compile == "auto" else f"; compile: {str(cfg.compile).lower()}"
+    if compiled and cfg.compile == "auto" and not cxx_compiler():
+        compiled, forced = False, "; no C++ compiler for inductor on PATH (g++ or clang++, or $CXX): eager"
     if measured:
         return Kernels("eager", compiled, f"auto: ModernBERT in bf16 on a CPU with {native} bf16{forced}")
     return Kernels(None, compiled, f"auto: the stock kernels{forced}")
+
+
+def cxx_compiler() -> str | None:
+    """The C++ compiler inductor would build its CPU kernels with (`$CXX`, else g++ or clang++), None without one:
+    a slim container has none, and `compile: auto` then leaves the encoder eager instead of failing at its first
+    step. (Inductor's own search, `torch._inductor.cpp_builder`, is private and raises; this is what it looks for.)"""
+    return next((p for c in (os.environ.get("CXX"), "g++", "clang++") if c and (p := shutil.which(c))), None)
 
 
 def deepspeed_config(cfg: TrainConfig, mixed_precision: str) -> dict[str, Any]:

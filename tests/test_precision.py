@@ -13,6 +13,7 @@ import torch
 from safetensors import safe_open
 
 import pipeline.hardware as hw
+import pretrain.engine as engine
 from pipeline.hardware import BF16_MIN_HIDDEN, Precision, matmul_peak, resolve_precision
 from pretrain.config import PretrainParams, TrainConfig
 from pretrain.engine import Kernels, cpu_kernels
@@ -249,6 +250,13 @@ def test_a_modernbert_in_bf16_on_native_bf16_gets_eager_attention_in_a_compiled_
         k = _kernels_for(**kw)
         assert (k.attention, k.compile) == (None, False), kw
     assert _kernels_for(mixed_precision="no", compile=True).compile  # forced
+
+
+def test_without_a_cxx_compiler_auto_leaves_the_encoder_eager_and_says_why(amx, monkeypatch):
+    monkeypatch.setattr(engine, "cxx_compiler", lambda: None)
+    k = _kernels_for(mixed_precision="bf16")
+    assert (k.attention, k.compile) == ("eager", False) and "no C++ compiler" in k.why
+    assert _kernels_for(mixed_precision="bf16", compile=True).compile  # forced: the user's call
 
 
 def test_without_native_bf16_a_bf16_run_keeps_the_stock_kernels(monkeypatch):
