@@ -61,20 +61,13 @@ def step_model(shape: tuple[int, int, int], vocab: int, seq_len: int, precision:
     from pretrain.architectures import build_config
     from pretrain.config import PretrainParams
     from pretrain.engine import cpu_kernels
-    from pretrain.model import SparseMLM, build_model
+    from pretrain.model import training_model
 
     cfg = build_config("tiny", vocab_size=vocab, seq_len=seq_len, pad_token_id=1, bos_token_id=0, eos_token_id=2,
                        overrides=overrides(*shape), architecture="modernbert")
     loop = cpu_kernels(PretrainParams(architecture="modernbert"), precision)
-    attention = loop.attention if attention == "loop" else attention
-    if attention:
-        cfg._attn_implementation = attention
-    model = SparseMLM(build_model(cfg, 0))
     compiled = compile_encoder == "encoder" or (compile_encoder == "loop" and loop.compile)
-    if compiled:
-        # as the loop: the encoder alone, in place (its shapes are fixed: packed batch x length); the sparse
-        # head's row count (the masked positions) changes every batch and stays eager
-        getattr(model.mlm, model.encoder_name).compile()
+    model = training_model(cfg, 0, loop.attention if attention == "loop" else attention, compiled)
     return cfg, model, compiled
 
 

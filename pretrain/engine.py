@@ -22,6 +22,16 @@ from pretrain.config import PretrainParams, TrainConfig
 DEEPSPEED_DIR = Path(__file__).parent / "deepspeed"
 
 
+@dataclass(frozen=True)
+class Kernels:
+    """How the encoder computes: its attention implementation (transformers' `attn_implementation`; None: the
+    architecture's own, `pretrain.architectures.build_config`) and whether inductor compiles it."""
+
+    attention: str | None
+    compile: bool
+    why: str
+
+
 @dataclass
 class Run:
     """What the loop shares with the functions it calls (instead of closures over its locals)."""
@@ -32,6 +42,7 @@ class Run:
     optimizer: Any
     special: Any  # pretrain.data.SpecialIds
     order: Any  # pretrain.data.SampleOrder
+    kernels: Kernels | None = None  # what the encoder computes with (`cpu_kernels`); None outside training
 
     @property
     def out_dir(self) -> Path:
@@ -44,16 +55,6 @@ class Run:
     @property
     def main(self) -> bool:
         return bool(self.accelerator.is_main_process)
-
-
-@dataclass(frozen=True)
-class Kernels:
-    """How the encoder computes: its attention implementation (transformers' `attn_implementation`; None: the
-    architecture's own, `pretrain.architectures.build_config`) and whether inductor compiles it."""
-
-    attention: str | None
-    compile: bool
-    why: str
 
 
 def cpu_kernels(cfg: PretrainParams, precision: str) -> Kernels:

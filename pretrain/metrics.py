@@ -16,7 +16,7 @@ from typing import Any
 
 from pipeline import io
 from pipeline.hardware import hardware_here
-from pretrain.engine import Run, cpu_kernels
+from pretrain.engine import Run
 from pretrain.flops import Peak
 from pretrain.throughput import Throughput
 
@@ -79,7 +79,7 @@ def summarize(run: Run, step: int, tokens_seen: int, n_params: int, timer: Throu
         "precision": precision.name,
         "precision_why": precision.why,
         # how the encoder computed (pretrain.engine.cpu_kernels): other kernels, other bits
-        "kernels": dataclasses.asdict(cpu_kernels(run.cfg, precision.name)),
+        "kernels": dataclasses.asdict(run.kernels) if run.kernels else None,
         "deepspeed": run.cfg.deepspeed,
         "epochs": run.order.epoch(step),
     }

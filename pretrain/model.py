@@ -23,6 +23,19 @@ def build_model(config: Any, seed: int) -> Any:
     return architecture_of(config).mlm_type()(config)
 
 
+def training_model(config: Any, seed: int, attention: str | None = None, compile_encoder: bool = False) -> SparseMLM:
+    """The model the pretraining loop trains: `build_model` in the `SparseMLM` wrapper, with the kernels
+    `pretrain.engine.cpu_kernels` chose: `attention` as transformers' `attn_implementation` (None: the config's),
+    and the encoder compiled by inductor in place (its shapes are fixed, packed batch x length; the sparse head,
+    whose row count changes every batch, stays eager; in place, so the state dict keeps the stock keys)."""
+    if attention:
+        config._attn_implementation = attention
+    model = SparseMLM(build_model(config, seed))
+    if compile_encoder:
+        getattr(model.mlm, model._arch.encoder).compile()
+    return model
+
+
 class SparseMLM(nn.Module):
     """Training-time wrapper: MLM loss with the output head applied at masked positions only."""
 
@@ -30,11 +43,6 @@ class SparseMLM(nn.Module):
         super().__init__()
         self.mlm = mlm
         self._arch = architecture_of(mlm.config)
-
-    @property
-    def encoder_name(self) -> str:
-        """The attribute of `.mlm` that holds the encoder (the part of the model whose shapes are fixed)."""
-        return str(self._arch.encoder)
 
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor,
                 attention_mask: torch.Tensor | None = None, per_token: bool = False) -> torch.Tensor:

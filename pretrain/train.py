@@ -88,7 +88,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
     # lazy: torch (pretrain.data, pretrain.model): reading a config or metrics loads no torch
     from pretrain.data import PackedSamples, SampleOrder, SpecialIds, TokenStream, seed_dropout
-    from pretrain.model import SparseMLM, build_model
+    from pretrain.model import training_model
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
@@ -113,11 +113,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                  eos_token_id=tok.sep_token_id, overrides=cfg.model_overrides,
                                  architecture=cfg.architecture)
         kernels = cpu_kernels(cfg, precision.name)  # eager attention and a compiled encoder where they pay
-        if kernels.attention:
-            model_cfg._attn_implementation = kernels.attention
-        model = SparseMLM(build_model(model_cfg, cfg.seed))
-        if kernels.compile:
-            getattr(model.mlm, model.encoder_name).compile()  # in place: the state dict's keys stay the module's
+        model = training_model(model_cfg, cfg.seed, kernels.attention, kernels.compile)
         n_params = sum(p.numel() for p in model.parameters())
         decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
         no_decay = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
@@ -131,7 +127,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                       fused=cfg.deepspeed is None or None)
         model, optimizer = accelerator.prepare(model, optimizer)
         set_seed(cfg.seed)  # dropout is seeded again per micro-batch (pretrain.data.seed_dropout)
-        run = Run(cfg, accelerator, model, optimizer, special, order)
+        run = Run(cfg, accelerator, model, optimizer, special, order, kernels)
 
         # -- resume -------------------------------------------------------------------------------------
         state = resume(run) or {}
