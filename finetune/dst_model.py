@@ -25,7 +25,10 @@ flows:
    has a token at that step: most values are "none" (3 tokens with [SEP] in the tiny models' vocabularies), so
    after the 4th step ~5 % of the rows are left. A training step of the tiny model on synthetic WoS (batch 16,
    one thread, the 2 cores shared with two other jobs) took 1.9-2.1 s instead of 3.7-4.8 s. The loss and the
-   gradients are those of decoding every row (`decode_all_rows`; tests/test_finetune_dst.py).
+   gradients are those of decoding every row (`decode_all_rows`; tests/test_finetune_dst.py). In generation
+   (evaluation) only the rows whose predicted gate is ptr are decoded past the gate: no other slot's value is
+   read, and the kept rows' tokens are those of decoding every row (tested). Most gates are none, so this cuts
+   the evaluations that made DST the suite's dearest task (298-381 s of a 398-569 s run, 2026-12-03).
 4. The slot gate (none / dontcare / ptr / yes / no, `WoSProcessor.gating2id`) is a linear layer on the first
    step's context `c`.
 5. Loss = masked cross-entropy of the gold value tokens under `p` (the log of the mixed probability; padding
@@ -98,7 +101,9 @@ class TrackerConfig:
 class TrackerOutput:
     loss: torch.Tensor | None  # when gold gates and values are given
     gate_logits: torch.Tensor  # (batch, J, 5)
-    tokens: torch.Tensor  # (batch, J, steps): the argmax token of every step (training: the pad id once a value ends)
+    # (batch, J, steps): the argmax token of every step; the pad id once a gold value ends (training) and on the
+    # rows whose gate is not ptr (generation)
+    tokens: torch.Tensor
 
 
 def _take(x: torch.Tensor, rows: torch.Tensor | None) -> torch.Tensor:
@@ -187,6 +192,7 @@ class StateTracker(nn.Module):
         nll = memory.new_zeros(())
         count = memory.new_zeros(())
         pad_id = self.head_config.pad_token_id
+        generated: torch.Tensor | None = None  # generation: the rows whose gate is ptr, set at step 0
         for k in range(steps):
             w = self.dropout(w)
             _, hidden = self.gru(w, hidden)  # (1, B*J, D)
@@ -197,10 +203,18 @@ class StateTracker(nn.Module):
             p_gen = torch.sigmoid(self.w_gen(torch.cat([w.view(batch, n_slots, size), h, context], dim=-1)))
             if k == 0:
                 gate_logits = self.w_gate(context)
-            # The rows (example, slot) whose value still has a token at step k: in training, those whose gold
-            # value (padded at its end) is not over; in evaluation, every row. A finished row adds nothing to the
-            # loss at k or later, so the vocabulary distribution, its largest cost, is computed for these rows only.
-            rows = None if targets is None or self.decode_all_rows else (targets[:, :, k] != pad_id).flatten()
+                if targets is None and not self.decode_all_rows:
+                    generated = (gate_logits.argmax(-1) == GATE_PTR).flatten()
+            # The rows (example, slot) whose value is needed at step k. In training, those whose gold value (padded
+            # at its end) is not over: a finished row adds nothing to the loss at k or later. In generation, those
+            # whose gate is ptr: a prediction reads no other slot's value (`DstTask.recover_state`), and each row
+            # decodes on its own (its GRU state, attention and copy read no other row), so the kept rows' tokens
+            # are those of decoding every row. The vocabulary distribution, the largest cost, is computed for these
+            # rows only; the others' tokens are the pad id.
+            if self.decode_all_rows:
+                rows = None
+            else:
+                rows = generated if targets is None else (targets[:, :, k] != pad_id).flatten()
             log_vocab = F.log_softmax(_take(h, rows) @ embed.T, dim=-1)  # (rows, V): log of the vocabulary dist.
             p_gen_r, attn_r, cand_r = _take(p_gen, rows), _take(attn, rows), _take(cand_ids, rows)
             copy_r = _take(torch.bmm(attn, same), rows)  # the copy probability of each input position's token

@@ -334,6 +334,7 @@ def test_forward_backward_shapes_and_tied_embeddings(task, tiny, tokenizer):
 
 def test_copy_only_generates_input_tokens(task, tiny, tokenizer):
     model = task.build_model(tiny, tokenizer, random_init=False).eval()
+    model.decode_all_rows = True  # every row's tokens, whatever its gate
     with torch.no_grad():  # p_gen = sigmoid(-50) ~ 0: the output distribution is the attention over the input
         model.w_gen.weight.zero_()
         model.w_gen.bias.fill_(-50.0)
@@ -425,6 +426,34 @@ def test_training_decodes_only_unfinished_values_with_the_same_loss_and_gradient
     assert grads_a.keys() == grads_b.keys()
     for name in grads_a:
         assert torch.allclose(grads_a[name], grads_b[name], rtol=1e-4, atol=1e-6), name
+
+
+def test_generation_decodes_only_the_ptr_rows_with_the_same_predictions(task, tiny, tokenizer):
+    """Generation decodes past the gate only the (example, slot) rows whose gate is ptr: their tokens are those
+    of decoding every row (the baseline's way), every other row reads the pad id, and the predicted states, which
+    read no other row's value, are the same."""
+    model = task.build_model(tiny, tokenizer, random_init=False).eval()
+    task.tokenizer = tokenizer
+    batch = _batch(task, tokenizer, n=6)
+    ptr_id = GATES.index("ptr")
+    with torch.no_grad():  # the ptr gate's bias at the median margin: about half of the rows ptr, the rest not
+        gates = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).gate_logits
+        others = torch.cat([gates[..., :ptr_id], gates[..., ptr_id + 1:]], dim=-1).max(-1).values
+        model.w_gate.bias[ptr_id] += (others - gates[..., ptr_id]).median()
+    outs = []
+    for all_rows in (False, True):
+        model.decode_all_rows = all_rows
+        outs.append(model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]))
+    kept, every = outs
+    assert torch.equal(kept.gate_logits, every.gate_logits)
+    ptr = kept.gate_logits.argmax(-1) == ptr_id
+    assert 0 < int(ptr.sum()) < ptr.numel()  # both kinds of rows occur
+    assert torch.equal(kept.tokens[ptr], every.tokens[ptr])
+    assert bool((kept.tokens[~ptr] == tokenizer.pad_token_id).all())
+    assert not bool((every.tokens[~ptr] == tokenizer.pad_token_id).all())  # the baseline's way decodes them
+    rows = [task.eval_outputs(model, batch) for model.decode_all_rows in (False, True)]
+    assert [task.recover_state(r, tokenizer) for r in rows[0].numpy()] == \
+        [task.recover_state(r, tokenizer) for r in rows[1].numpy()]
 
 
 def test_ptr_values_only_trains_the_generator_on_the_ptr_slots_alone(task, tiny, tokenizer):
