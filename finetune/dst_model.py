@@ -192,7 +192,6 @@ class StateTracker(nn.Module):
         nll = memory.new_zeros(())
         count = memory.new_zeros(())
         pad_id = self.head_config.pad_token_id
-        generated: torch.Tensor | None = None  # generation: the rows whose gate is ptr, set at step 0
         for k in range(steps):
             w = self.dropout(w)
             _, hidden = self.gru(w, hidden)  # (1, B*J, D)
@@ -203,8 +202,7 @@ class StateTracker(nn.Module):
             p_gen = torch.sigmoid(self.w_gen(torch.cat([w.view(batch, n_slots, size), h, context], dim=-1)))
             if k == 0:
                 gate_logits = self.w_gate(context)
-                if targets is None and not self.decode_all_rows:
-                    generated = (gate_logits.argmax(-1) == GATE_PTR).flatten()
+                ptr_rows = (gate_logits.argmax(-1) == GATE_PTR).flatten()
             # The rows (example, slot) whose value is needed at step k. In training, those whose gold value (padded
             # at its end) is not over: a finished row adds nothing to the loss at k or later. In generation, those
             # whose gate is ptr: a prediction reads no other slot's value (`DstTask.recover_state`), and each row
@@ -214,7 +212,7 @@ class StateTracker(nn.Module):
             if self.decode_all_rows:
                 rows = None
             else:
-                rows = generated if targets is None else (targets[:, :, k] != pad_id).flatten()
+                rows = ptr_rows if targets is None else (targets[:, :, k] != pad_id).flatten()
             log_vocab = F.log_softmax(_take(h, rows) @ embed.T, dim=-1)  # (rows, V): log of the vocabulary dist.
             p_gen_r, attn_r, cand_r = _take(p_gen, rows), _take(attn, rows), _take(cand_ids, rows)
             copy_r = _take(torch.bmm(attn, same), rows)  # the copy probability of each input position's token
