@@ -15,6 +15,7 @@ COMMANDS: Registry[click.Command] = Registry("command", {
     "report": "pipeline.commands:report",
     "status": "pipeline.commands:status",
     "gc": "pipeline.commands:gc",
+    "merge": "pipeline.commands:merge",
     "pii": "corpora.pii.cli:pii",
     "toxicity": "corpora.toxicity.cli:toxicity",
     "tokenizer-report": "tokenizer.cli:tokenizer_report",
@@ -48,6 +49,7 @@ def main() -> None:
       klue report runs/tiny                                         # funnel and results
       klue status runs/tiny                                         # while it runs: stage and progress
       klue gc runs/tiny [--yes]                                     # folders no arm uses any more
+      klue merge runs/arm-b --into runs/tiny                        # arms run side by side, into one workdir
       klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
       klue toxicity eval --data $KLUE_DATA_DIR/toxicity              # toxicity tagger F1 vs baselines
       klue finetune ynat --model runs/tiny/.../final --data-dir $KLUE_DATA_DIR/klue --output out/ynat

@@ -312,3 +312,32 @@ def _human(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GB"
+
+
+@click.command()
+@click.argument("sources", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--into", "into", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The workdir to link them into (made if missing).")
+@click.option("--verify", is_flag=True, help="Check every file against its manifest's sha256 first.")
+def merge(sources: tuple[Path, ...], into: Path, verify: bool) -> None:
+    """Hard-link the finished stage folders of SOURCES (workdirs where arms or pretraining replicates ran side by
+    side) into one workdir, where `klue run` of the whole recipe then finds them cached and writes the report
+    with every arm and replicate (docs/usage.md, "Arms side by side"). Unfinished folders are left out; a key
+    already there with another manifest is refused. Safe beside runs in SOURCES; refused while one runs in --into."""
+    import json
+
+    from pipeline.runner import STATUS_JSON
+    from pipeline.workdir import WorkdirError, merge_stage_folders
+
+    status_file = into / STATUS_JSON
+    if status_file.is_file() and _pid_alive(int(json.loads(status_file.read_text(encoding="utf-8")).get("pid", 0))):
+        raise click.ClickException(f"{into}: a run is going (status.json); merge would race it")
+    try:
+        done = merge_stage_folders(list(sources), into, verify=verify)
+    except WorkdirError as e:
+        raise click.ClickException(str(e)) from None
+    for stage, folder, how in done:
+        click.echo(f"{how:>13}  {stage}/{folder.name}  from {folder.parent.parent}")
+    new = sum(how != "already there" for _, _, how in done)
+    click.echo(f"{new} stage folder{'s' if new != 1 else ''} merged into {into}, "
+               f"{len(done) - new} already there")

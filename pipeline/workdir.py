@@ -7,10 +7,13 @@ an arm's folders.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
-from pipeline.manifest import read_manifest
+from pipeline import io
+from pipeline.manifest import KEY_CHARS, MANIFEST, read_manifest, verify_files
 from pipeline.runner import RUN_JSON
 from pipeline.stage import StageInput
 
@@ -58,3 +61,50 @@ def arm_stages(workdir: Path, arm: dict[str, Any]) -> dict[str, StageInput]:
         if manifest is not None and manifest.get("key") == s.get("key"):
             out[s["stage"]] = StageInput(s["stage"], folder, manifest)
     return out
+
+
+def merge_stage_folders(sources: list[Path], into: Path, verify: bool = False) -> list[tuple[str, Path, str]]:
+    """Hard-link every finished stage folder of `sources` (workdirs of `klue run`) into workdir `into`, so that a
+    run there finds them cached: what `cp -al SRC/STAGE/KEY INTO/STAGE/` does by hand when arms or replicates ran
+    side by side in workdirs of their own (docs/usage.md, "Arms side by side"), with the checks a hand copy skips.
+
+    A folder is finished when its manifest names its key (pipeline/manifest.py); `.partial`, `.old` and unfinished
+    folders stay where they are. The stage folders are found by their manifests (`SRC/STAGE/KEY/manifest.json`),
+    so the stages of any graph are merged. With `verify`, every file is checked against the manifest's sha256
+    first. A key already in `into` is skipped when its manifest lists the same files and refused when it does not
+    (one key, two contents: a nondeterminism or an edited folder). Each folder is linked under a temp name and
+    renamed into place (`pipeline.io.atomic_path`), so a kill leaves no half folder under the key. Files are
+    hard-linked (no bytes copied: no run edits a finished folder), copied across file systems. Returns (stage,
+    source folder, "linked" | "copied" | "already there") per folder."""
+    done: list[tuple[str, Path, str]] = []
+    into.mkdir(parents=True, exist_ok=True)
+    for src in sources:
+        if not src.is_dir():
+            raise WorkdirError(f"{src}: no such workdir")
+        if src.resolve() == into.resolve():
+            raise WorkdirError(f"{src}: is the workdir to merge into")
+        # hard links need one file system; across two the bytes are copied
+        how, copy = ("linked", os.link) if src.stat().st_dev == into.stat().st_dev else ("copied", shutil.copy2)
+        for found in sorted(src.glob(f"*/*/{MANIFEST}")):
+            folder = found.parent
+            stage = folder.parent.name
+            manifest = read_manifest(folder)
+            if manifest is None or str(manifest.get("key", ""))[:KEY_CHARS] != folder.name:
+                continue  # unfinished, `.partial`, `.old`, or not a stage folder
+            if verify and (problems := verify_files(folder, manifest)):
+                raise WorkdirError(f"{folder}: does not match its manifest:\n  " + "\n  ".join(problems))
+            target = into / stage / folder.name
+            if target.exists():
+                there = read_manifest(target) or {}
+                if (there.get("key"), there.get("files")) != (manifest.get("key"), manifest.get("files")):
+                    raise WorkdirError(f"{folder} and {target}: the same key with other files (sha256 in their "
+                                       f"manifests); check both with `klue run --verify` before merging")
+                done.append((stage, folder, "already there"))
+                continue
+            io.remove_stale(target)  # a killed merge's temp folder
+            with io.atomic_path(target) as tmp:
+                shutil.copytree(folder, tmp, symlinks=True, copy_function=copy)
+                if read_manifest(tmp) != manifest:
+                    raise WorkdirError(f"{folder}: changed while it was merged into {target}")
+            done.append((stage, folder, how))
+    return done
