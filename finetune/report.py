@@ -9,13 +9,15 @@ the verdict and the forest plot, so the three always show the same numbers.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Set
 from pathlib import Path
 from typing import Any
 
 from finetune.registry import ALL_TASKS
 from finetune.results import MINIMAL_POINTS, table_of, to_markdown
 from finetune.verdict import arms_verdict, forest_figure, generated_note, verdict
-from pipeline.plots import Figure, bars, md_table
+from pipeline.plots import DotPanel, Figure, dot_panels, md_table
 from pipeline.stage import ArmOutput, ReportSection
 
 # The variant `pipeline.recipe` makes of `stages.pretrain.seeds` (`PretrainStage.replicates`: "<stage>_<param>")
@@ -102,17 +104,39 @@ def finetune_section(outputs: list[ArmOutput]) -> ReportSection | None:
           "[95 % interval] (p, Holm's adjusted p) on each task's main metric. The floors train no network "
           "(finetune/floors.py).", "",
           to_markdown(table), *grid_markdown(outputs)]
-    present = {run["task"] for run in runs}
-    tasks = [t for t in ALL_TASKS if t in present]  # registry order (the manifest's JSON keys are sorted)
-    main = {t: ALL_TASKS[t].main_metric for t in tasks}
-    column = {t: next(c.title for c in ALL_TASKS[t].columns if c.metric == main[t]) for t in tasks}
-    # the table's cells: a row's replicates are one cell (mean and std over every run)
-    series = {label: [(row.get(column[t]) or {}).get("mean") for t in tasks] for label, row in table["ours"].items()}
-    errors = {label: [(row.get(column[t]) or {}).get("std") for t in tasks] for label, row in table["ours"].items()}
-    fig = Figure("finetune.png", bars([f"{t}\n{main[t]}" for t in tasks], series, errors=errors,
-                                      ylabel="score (main metric)"),
-                 "Every task's main metric per row of the table (error bars: std over seeds).")
+    generated = {t for o in outputs for t in (o.manifest.get("params") or {}).get("generated") or []}
+    fig = Figure("finetune.png", dot_panels(finetune_panels(runs, generated), group_label="pretraining seed"),
+                 "Every run's main metric per task and row of the table (a dot a run, coloured by its pretraining "
+                 "seed; bar: the row's mean; dashed: the floors).")
     return ReportSection("Fine-tuning", "\n".join(md), [fig])
+
+
+def finetune_panels(runs: list[dict[str, Any]], generated: Set[str] = frozenset()) -> list[DotPanel]:
+    """`dot_panels`' panels from the table's runs (`suite_table`): per task in registry order, each model row's runs
+    (every fine-tuning seed of every pretraining replicate, its main metric; a run whose score is not a number is
+    left out, as the table's n leaves it) and each floor as a line. § marks a task on generated data."""
+    present = {run["task"] for run in runs}
+    panels = []
+    for t in (t for t in ALL_TASKS if t in present):
+        main = ALL_TASKS[t].main_metric
+        rows: dict[str, list[tuple[float, str]]] = {}
+        lines: dict[str, float] = {}
+        for run in (r for r in runs if r["task"] == t):
+            if run.get("floor"):
+                value = (run.get("mean") or {}).get(main)
+                if isinstance(value, (int, float)) and math.isfinite(value):
+                    lines[run["label"].removesuffix(" floor")] = float(value)
+                continue
+            group = "–" if run.get("pretrain_seed") is None else str(run["pretrain_seed"])
+            for _, scores in sorted((run.get("per_seed") or {}).items(), key=lambda kv: int(kv[0])):
+                value = scores.get(main)
+                if isinstance(value, (int, float)) and math.isfinite(value):
+                    rows.setdefault(run["label"], []).append((float(value), group))
+        if not rows and not lines:
+            continue  # summaries without per-seed scores and no floor: nothing to draw (the table has them)
+        column = next(c.title for c in ALL_TASKS[t].columns if c.metric == main)
+        panels.append(DotPanel(f"{t.upper()}{' §' if t in generated else ''}", column, list(rows.items()), lines))
+    return panels
 
 
 def grid_markdown(outputs: list[ArmOutput]) -> list[str]:

@@ -33,9 +33,10 @@ def _pyplot() -> Any:
     return plt
 
 
-def _png(fig: Any) -> bytes:
+def _png(fig: Any, rect: tuple[float, float, float, float] | None = None) -> bytes:
+    """PNG bytes of `fig`, laid out tight (within `rect`, figure fractions: room kept for a legend above)."""
     buf = io.BytesIO()
-    fig.tight_layout()
+    fig.tight_layout(rect=rect)
     fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
     import matplotlib.pyplot as plt
 
@@ -121,6 +122,67 @@ def bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]], *,
         ax.set_ylabel(ylabel)
     if n > 1:
         ax.legend(fontsize="small", ncol=min(n, 4))
+    return _png(fig)
+
+
+@dataclass(frozen=True)
+class DotPanel:
+    """One panel of `dot_panels`: per row (a model's label) every run's score with the group it belongs to (a
+    pretraining replicate), and reference lines across the panel (floors: scores no network trained for)."""
+
+    title: str
+    ylabel: str
+    rows: Sequence[tuple[str, Sequence[tuple[float, str]]]]
+    lines: Mapping[str, float]
+
+
+def dot_panels(panels_: Sequence[DotPanel], *, group_label: str, columns: int = 4) -> bytes:
+    """Small multiples, one panel per task: each run a dot (coloured by its group, spread apart in its row), the
+    row's mean a black bar, each reference line dashed with its name. Every run is seen, so a reader judges the
+    spread between pretraining replicates and between fine-tuning seeds (MultiBERTs, Sellam et al. 2021, plot
+    runs rather than bars) and where a floor lies; the size does not grow with the number of floors."""
+    plt = _pyplot()
+    from matplotlib.transforms import blended_transform_factory
+
+    n = max(1, len(panels_))
+    cols = min(columns, n)
+    nrows = -(-n // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.1 * cols, 2.9 * nrows), squeeze=False)
+    groups = list(dict.fromkeys(g for p in panels_ for _, runs in p.rows for _, g in runs))
+    colours = plt.get_cmap("tab10").colors
+    for ax, panel in zip(axes.flat, panels_, strict=False):
+        for x, (_, runs) in enumerate(panel.rows):
+            ordered = sorted(runs, key=lambda r: groups.index(r[1]))
+            k = len(ordered)
+            for i, (value, group) in enumerate(ordered):
+                dx = 0.0 if k == 1 else -0.25 + 0.5 * i / (k - 1)
+                ax.plot([x + dx], [value], "o", markersize=3.5, color=colours[groups.index(group) % len(colours)])
+            if k:
+                mean = sum(v for v, _ in ordered) / k
+                ax.plot([x - 0.32, x + 0.32], [mean, mean], color="black", linewidth=1.6)
+        across = blended_transform_factory(ax.transAxes, ax.transData)
+        for value in panel.lines.values():
+            ax.axhline(value, color="tab:gray", linestyle="--", linewidth=0.9)
+        low, high = ax.get_ylim()
+        right, last = True, None  # a line's name at the right; one close above the last named goes to the left
+        for name, value in sorted(panel.lines.items(), key=lambda kv: kv[1]):
+            right = not right if last is not None and value - last < 0.05 * (high - low) else True
+            ax.text(0.99 if right else 0.01, value, name, transform=across, ha="right" if right else "left",
+                    va="bottom", fontsize=6, color="dimgray")
+            last = value
+        ax.set_xticks(range(len(panel.rows)), [label for label, _ in panel.rows], fontsize=7, rotation=15)
+        ax.set_xlim(-0.6, len(panel.rows) - 0.4)
+        ax.set_title(panel.title, fontsize=9)
+        ax.set_ylabel(panel.ylabel, fontsize=8)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    if len(groups) > 1:
+        handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours[i % len(colours)], label=g)
+                   for i, g in enumerate(groups)]
+        handles.append(plt.Line2D([], [], color="black", label="mean of the row's runs"))
+        fig.legend(handles=handles, title=group_label, fontsize="small", title_fontsize="small",
+                   loc="upper center", ncol=len(handles), bbox_to_anchor=(0.5, 1.0))
+        return _png(fig, rect=(0, 0, 1, 1 - 0.5 / (2.9 * nrows)))
     return _png(fig)
 
 

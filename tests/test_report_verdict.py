@@ -221,3 +221,35 @@ def test_a_real_browser_shows_the_verdict_first_under_the_header(tmp_path):
     assert first["text"] == "Verdict"
     assert first["body"].splitlines()[0].startswith("Pretraining beat random init on 1 of 2 tested tasks")
     assert first["body"].splitlines()[-1] == ORDER_YES
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def test_the_fine_tuning_figure_draws_every_run_and_each_floor_as_a_line(tmp_path):
+    from finetune.report import finetune_panels, suite_table
+    from pipeline.plots import DotPanel, dot_panels
+
+    folder = tmp_path / "finetune" / "k1"
+    manifest = _finetune_folder(folder, generated=["mrc"])
+    built = suite_table([ArmOutput(("default",), folder, manifest)])
+    assert built is not None
+    panels = {p.title: p for p in finetune_panels(built[1], {"mrc"})}
+    assert list(panels) == ["YNAT", "NLI"]  # registry order; MRC's summaries hold no per-seed scores, nor a floor
+    for task, title in (("ynat", "YNAT"), ("nli", "NLI")):
+        rows = dict(panels[title].rows)
+        assert list(rows) == ["pretrained", "random init"]
+        for init, label in (("pretrained", "pretrained"), ("random-init", "random init")):
+            run = json.loads((folder / task / init / "metrics.json").read_text())
+            main = run["main_metric"]
+            assert rows[label] == [(run["per_seed"][s][main], "–") for s in ("1", "2", "3")]  # no replicate seed
+        assert panels[title].lines == {"majority-class": FLOORS[(task, "floor:majority")][1]}
+
+    # the bug this figure replaced: one bar series per floor made it 5,148 pixels wide; now its size is the panels'
+    one = DotPanel("A", "F1", [("pretrained", [(50.0, "1"), (52.0, "2")])], {"floor": 10.0})
+    many = DotPanel("A", "F1", one.rows, {f"floor {i}": 3.0 * i for i in range(13)})
+    assert _png_size(dot_panels([one] * 8, group_label="seed")) == _png_size(dot_panels([many] * 8, group_label="seed"))
+    width, height = _png_size(dot_panels([many] * 8, group_label="seed"))
+    assert width <= 1400 and height <= 700
