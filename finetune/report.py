@@ -123,20 +123,23 @@ def finetune_panels(runs: list[dict[str, Any]], generated: Set[str] = frozenset(
         lines: dict[str, float] = {}
         for run in (r for r in runs if r["task"] == t):
             if run.get("floor"):
-                value = (run.get("mean") or {}).get(main)
-                if isinstance(value, (int, float)) and math.isfinite(value):
-                    lines[run["label"].removesuffix(" floor")] = float(value)
+                if (value := _defined((run.get("mean") or {}).get(main))) is not None:
+                    lines[run["label"].removesuffix(" floor")] = value
                 continue
             group = "–" if run.get("pretrain_seed") is None else str(run["pretrain_seed"])
             for _, scores in sorted((run.get("per_seed") or {}).items(), key=lambda kv: int(kv[0])):
-                value = scores.get(main)
-                if isinstance(value, (int, float)) and math.isfinite(value):
-                    rows.setdefault(run["label"], []).append((float(value), group))
+                if (value := _defined(scores.get(main))) is not None:
+                    rows.setdefault(run["label"], []).append((value, group))
         if not rows and not lines:
             continue  # summaries without per-seed scores and no floor: nothing to draw (the table has them)
         column = next(c.title for c in ALL_TASKS[t].columns if c.metric == main)
         panels.append(DotPanel(f"{t.upper()}{' §' if t in generated else ''}", column, list(rows.items()), lines))
     return panels
+
+
+def _defined(value: Any) -> float | None:
+    """A score as a float, or None where it is missing or not a number (metrics.json writes NaN as null)."""
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def grid_markdown(outputs: list[ArmOutput]) -> list[str]:

@@ -323,7 +323,7 @@ def merge(sources: tuple[Path, ...], into: Path, verify: bool) -> None:
     """Hard-link the finished stage folders of SOURCES (workdirs where arms or pretraining replicates ran side by
     side) into one workdir, where `klue run` of the whole recipe then finds them cached and writes the report
     with every arm and replicate (docs/usage.md, "Arms side by side"). Unfinished folders are left out; a key
-    already there with another manifest is refused. Safe beside runs in SOURCES; refused while one runs in --into."""
+    already there with other files is refused. Safe beside runs in SOURCES; refused while one runs in --into."""
     import json
 
     from pipeline.runner import STATUS_JSON
