@@ -1,7 +1,8 @@
 """What a corpus of G GB costs on a given machine, projected from `bench/scale.py`'s measurements (issue 49, item
 5): per stage, CPU hours, wall hours on one node and on a Ray cluster, peak memory per worker and disk.
 
-    python bench/projection.py /tmp/scale-0.5.json --gb 63 1000 [--node 64] [--cluster 16x32] [--markdown]
+    python bench/projection.py /tmp/scale-0.5.json --gb 63 1000 [--node 64] [--cluster 16x32]
+        [--text REAL.json SCALE.json]
 
 The model, and what in it is measured and what is assumed:
 - **Work per stage** (measured): each stage's MB of input per CPU second at the largest size in the JSON, and its
@@ -17,6 +18,13 @@ The model, and what in it is measured and what is assumed:
   workers. Not flat for `vocab` beyond what was measured: its word counts grow with the distinct pre-tokens.
 - **Disk** (measured ratio): each stage folder's size over the corpus size, times G. `klue gc` frees only what
   the last run does not use (older keys, killed runs' leftovers), so the run itself needs the sum.
+- **Which text** (`--text REAL.json SCALE.json`, measured): the scale corpus is easier per MB than real text: its
+  documents are ~5x longer than the shared corpus's (each stage pays a cost per document) and its vocabulary is
+  the shared corpus's (caches keyed by word hit more often than on text that keeps bringing new words). Two
+  `bench/stage_floors.py --json` records of one window, one on a workdir of real text (the shared corpus:
+  `recipes/klue-tiny-cpu.yaml`) and one on the scale corpus, give each stage's real-over-scale rate, and each
+  measured stage's rate is multiplied by it; the stages not in both keep the scale corpus's rate and are marked
+  `*` (docs/scaling.md, "The scale corpus against real text").
 """
 
 from __future__ import annotations
@@ -24,10 +32,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-SERIAL = {"vocab"}  # trains in one process whatever the workers
+SERIAL = {"vocab", "vocab*"}  # trains in one process whatever the workers (`*`: see `on_text`)
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,19 @@ def stage_costs(bench: dict) -> list[StageCost]:
     corpus = rows["collect"]["input_mb"]
     return [StageCost(stage, r["input_mb"] / corpus, r["mb_per_cpu_s"], r["peak_rss_mb"], r["disk_mb"] / corpus)
             for stage, r in rows.items()]
+
+
+def text_ratios(real: dict, scale: dict) -> dict[str, float]:
+    """Per stage in both `bench/stage_floors.py --json` records: the whole stage's MB per CPU second on real text
+    over the same on the scale corpus."""
+    both = sorted(set(real["stages"]) & set(scale["stages"]))
+    return {s: real["stages"][s]["stage_mb_per_cpu_s"] / scale["stages"][s]["stage_mb_per_cpu_s"] for s in both}
+
+
+def on_text(costs: list[StageCost], ratios: dict[str, float]) -> list[StageCost]:
+    """`costs` with each stage's rate scaled by its ratio; a stage without one is renamed `stage*` (kept as is)."""
+    return [replace(c, mb_per_cpu_s=c.mb_per_cpu_s * ratios[c.stage]) if c.stage in ratios
+            else replace(c, stage=c.stage + "*") for c in costs]
 
 
 def project(costs: list[StageCost], gb: float, machines: dict[str, int]) -> list[dict]:
@@ -80,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gb", type=float, nargs="+", default=[63.0, 1000.0])
     ap.add_argument("--node", type=int, default=64, help="cores of one node")
     ap.add_argument("--cluster", default="16x32", help="NODESxCORES of a Ray cluster")
+    ap.add_argument("--text", type=Path, nargs=2, metavar=("REAL", "SCALE"),
+                    help="bench/stage_floors.py --json records of real text and of the scale corpus, one window")
     args = ap.parse_args(argv)
     nodes, per = (int(x) for x in args.cluster.split("x"))
     machines = {f"1 x {args.node} cores": args.node, f"{nodes} x {per} cores": nodes * per}
@@ -87,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     costs = stage_costs(bench)
     print(f"from {args.bench}: {bench.get('cpu')}, {bench.get('cores')} cores, load {bench.get('load_start')}",
           file=sys.stderr)
+    if args.text:
+        real, scale = (json.loads(p.read_text(encoding="utf-8")) for p in args.text)
+        ratios = text_ratios(real, scale)
+        costs = on_text(costs, ratios)
+        print("rates as on real text, real over scale: " + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items())
+              + "; * the scale corpus's rate", file=sys.stderr)
     for gb in args.gb:
         print(markdown(project(costs, gb, machines), gb, machines) + "\n")
     return 0

@@ -35,3 +35,18 @@ def test_projection_of_a_hand_worked_record():
     assert total["cpu_h"] == pytest.approx(2000 / 3600) and total["n4"] == pytest.approx(1250 / 3600)
     assert (total["rss_mb"], collect["disk_gb"], total["disk_gb"]) == (300, 4.0, 4.0)
     assert "| vocab | 0.3 | 0.28 | 300 | 0 |" in projection.markdown([collect, vocab, total], 10, {"n4": 4})
+
+
+def test_rates_on_real_text_scale_each_measured_stage_and_mark_the_others():
+    """`--text`: a stage measured on both texts runs at its real-over-scale ratio; one that is not keeps its
+    rate and is marked (and `vocab*` stays serial)."""
+    real = {"stages": {"collect": {"stage_mb_per_cpu_s": 2.5}, "dedup": {"stage_mb_per_cpu_s": 1.0}}}
+    scale = {"stages": {"collect": {"stage_mb_per_cpu_s": 5.0}}}
+    ratios = projection.text_ratios(real, scale)
+    assert ratios == {"collect": 0.5}
+    collect, vocab = projection.on_text(projection.stage_costs(BENCH), ratios)
+    assert (collect.stage, collect.mb_per_cpu_s) == ("collect", 5.0)
+    assert (vocab.stage, vocab.mb_per_cpu_s) == ("vocab*", 5)
+    _, v, total = projection.project([collect, vocab], 10, {"n4": 4})
+    assert v["n4"] == pytest.approx(1000 / 3600)  # serial: its CPU hours on any machine
+    assert total["cpu_h"] == pytest.approx(3000 / 3600)  # collect now 2,000 CPU s
