@@ -22,6 +22,7 @@ from corpora.dedup import (
     exact_key,
     hash_ranges,
     minhash,
+    minhash_many,
     optimal_bands,
     partition_runs,
     run_edges,
@@ -70,6 +71,22 @@ def test_minhash_estimates_jaccard():
     assert abs((a == b).mean() - jaccard(BASE, NEAR)) < 0.08
     assert abs((a == c).mean() - jaccard(BASE, FAR)) < 0.08
     assert not np.array_equal(a, minhash(shingle_hashes(BASE, 5), 256, seed=2))
+
+
+def test_minhash_of_many_sets_is_minhash_of_each():
+    """Sets grouped up to `chunk` shingles, a set larger than that alone, an empty one: each signature is the one
+    `minhash` gives that set alone, to the bit."""
+    rng = np.random.default_rng(0)
+    sizes = [1, 3, 100, 0, 7, 40, 41, 200, 5, 1, 64]
+    sets = [rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32) for n in sizes]
+    for chunk in (8, 64, 65536):  # 8: most sets alone or two together; 64: groups that split between sets
+        got = minhash_many(sets, 32, seed=3, chunk=chunk)
+        assert len(got) == len(sets)
+        for h, sig in zip(sets, got, strict=True):
+            assert sig.dtype == np.uint32 and sig.flags.c_contiguous
+            assert np.array_equal(sig, minhash(h, 32, seed=3))
+    assert np.array_equal(minhash_many([shingle_hashes(BASE, 5)], 256, seed=1)[0],
+                          minhash(shingle_hashes(BASE, 5), 256, seed=1))
 
 
 def test_shingle_hashes_of_a_batch_are_those_of_each_text_alone():

@@ -17,7 +17,7 @@ from corpora.dedup import (
     component_roots,
     exact_key,
     hash_ranges,
-    minhash,
+    minhash_many,
     optimal_bands,
     partition_runs,
     run_edges,
@@ -84,8 +84,7 @@ def batch_signatures(texts: list[str], params: DedupParams, bands: int, rows: in
     sigs: list[np.ndarray] = []
     bbits: list[np.ndarray] = []
     if params.near:
-        for shingles in shingle_hashes_many(texts, params.ngram):
-            sig = minhash(shingles, params.num_perm, seed)
+        for sig in minhash_many(shingle_hashes_many(texts, params.ngram), params.num_perm, seed):
             sigs.append(band_hashes(sig, bands, rows))
             if params.verify:
                 bbits.append(bbit_signature(sig))
