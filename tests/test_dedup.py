@@ -20,6 +20,7 @@ from corpora.dedup import (
     component_roots,
     doc_keys,
     exact_key,
+    exact_keys,
     hash_ranges,
     minhash,
     minhash_many,
@@ -71,6 +72,13 @@ def test_minhash_estimates_jaccard():
     assert abs((a == b).mean() - jaccard(BASE, NEAR)) < 0.08
     assert abs((a == c).mean() - jaccard(BASE, FAR)) < 0.08
     assert not np.array_equal(a, minhash(shingle_hashes(BASE, 5), 256, seed=2))
+
+
+def test_exact_keys_of_a_batch_are_those_of_each_text_alone():
+    """Empty texts, case that lengthens when lowered (İ), text beyond the BMP (per-text path) among BMP texts."""
+    texts = ["", "Hello,  세계!\n좋은 날.", "İstanbul", "", "𝐀 b-c", "ΣΑΣ a_b", "좋은 밤", "𝔘", "."]
+    assert exact_keys(texts) == [exact_key(t) for t in texts]
+    assert exact_keys([]) == [] and exact_keys(["", ""]) == [exact_key("")] * 2
 
 
 def test_minhash_of_many_sets_is_minhash_of_each():

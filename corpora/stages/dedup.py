@@ -15,7 +15,7 @@ from corpora.dedup import (
     band_hashes,
     bbit_signature,
     component_roots,
-    exact_key,
+    exact_keys,
     hash_ranges,
     minhash_many,
     optimal_bands,
@@ -80,7 +80,7 @@ def batch_signatures(texts: list[str], params: DedupParams, bands: int, rows: in
                      ) -> tuple[list[int], list[np.ndarray], list[np.ndarray]]:
     """Phase 1's computation for a batch of documents (at most SIGNATURE_BATCH): their exact keys, and with `near`
     their LSH band hashes and, with `verify` too, their b-bit signatures."""
-    keys = [exact_key(t) for t in texts]
+    keys = exact_keys(texts)
     sigs: list[np.ndarray] = []
     bbits: list[np.ndarray] = []
     if params.near:
