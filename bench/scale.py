@@ -2,7 +2,7 @@
 checked against what the scale corpus planted.
 
     KLUE_DATA_DIR=../shared/data python bench/scale.py --gb 0.1 0.5 1 [--workers 1 2] [--ray] [--json OUT]
-        [--cache DIR] [--until encode]
+        [--cache DIR] [--until encode] [--no-real]
 
 Input: `python -m datagen.scale --gb N` (new Korean documents drawn from the shared corpus's sources, with
 planted exact and near duplicates, PII of every type and junk; cached under `--cache`). Each stage runs in a
@@ -13,8 +13,8 @@ process and its workers use is the stage's:
 - peak RSS: the largest sum of the RSS of `klue run` and its descendants (driver and pool workers), sampled
   every 0.1 s with psutil (a Ray run's workers are not descendants: its RSS is the driver's);
 - wall seconds: the stage's own `timings.seconds` in its manifest;
-- MB of input: the stage's `chars_in` in UTF-8 bytes (the corpus's bytes per character; the collect stage: the
-  files' bytes; vocab and encode: the pii stage's output);
+- MB of input: the stage's `chars_in` in UTF-8 bytes (the corpus's bytes per character; the collect stage: its
+  documents' text; vocab and encode: the pii stage's output);
 - disk: the bytes of the stage's folder.
 Then the funnel against the manifest of the scale corpus: every planted junk document gone after `filter`; dedup's
 exact and near duplicates against the planted copies that passed the filters; every planted PII type found in
@@ -23,6 +23,12 @@ from the kernel's CPU times against the runs' rusage) and warns when other work 
 the largest size again on the Ray executor (a local instance with `--workers` CPUs): the same bytes as the local
 pool, stage by stage, and its wall time over the pool's (`ratio_measured_alone` false where either half shared
 the cores).
+
+Then, unless `--no-real`, the same chain over real text in the same window: the shared corpus through
+`recipes/klue-tiny-cpu.yaml`, one worker (`results["real"]`, each stage's rate over the smallest scale size's). The
+scale corpus is easier per MB than real text (5x longer documents, a vocabulary that stops growing:
+docs/scaling.md, "The scale corpus against real text"), so its rates alone flatter the stages that pay per
+document or per new word.
 
 Time it alone: 2 cores are easily oversubscribed. Not run in CI.
 """
@@ -120,16 +126,29 @@ def disk_mb(path: Path) -> float:
 
 
 def input_mb(wd: Path, stage: str, corpus: dict[str, Any]) -> float:
-    """MB of UTF-8 the stage read: collect the files' bytes, the others their chars_in at the corpus's bytes per
-    character (vocab and encode read the pii stage's output)."""
+    """MB of UTF-8 the stage read: collect the documents' text (the scale corpus's manifest `bytes`; for a corpus
+    without one, the shared corpus, counted in collect's output), the others their chars_in at the corpus's bytes
+    per character (vocab and encode read the pii stage's output)."""
     chars = manifest(wd, "collect")["funnel"]["chars_in"]
-    per_char = corpus["bytes"] / max(chars, 1)
+    total = corpus.get("bytes") or collected_bytes(wd)
+    per_char = total / max(chars, 1)
     if stage == "collect":
-        return corpus["bytes"] / 1e6
+        return total / 1e6
     src = "pii" if stage in ("pretokenize", "vocab", "encode") else stage
     f = manifest(wd, src)["funnel"]
     n = f["chars_kept"] if src != stage else f["chars_in"]
     return n * per_char / 1e6
+
+
+def collected_bytes(wd: Path) -> int:
+    """UTF-8 bytes of the text of every document the collect stage wrote."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from corpora.shards import list_shards
+
+    return sum(pc.sum(pc.binary_length(pq.read_table(p, columns=["text"]).column("text"))).as_py() or 0
+               for p in list_shards(folder(wd, "collect")))
 
 
 def run_chain(recipe: Path, wd: Path, workers: int, corpus: dict[str, Any], until: str,
@@ -174,6 +193,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/klue-scale"))
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--keep", action="store_true", help="keep the workdirs")
+    ap.add_argument("--no-real", dest="real", action="store_false",
+                    help="skip the same chain over the shared corpus (real text) in the same window")
     args = ap.parse_args()
     data = Path(os.environ.get("KLUE_DATA_DIR", ROOT.parent / "shared" / "data"))
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
@@ -213,6 +234,20 @@ def main() -> None:
                                   "foreign_cores": foreign,
                                   "ratio_measured_alone": max(foreign.values()) <= FOREIGN_WARN}
                 print("ray:", json.dumps(results["ray"]), flush=True)
+    if args.real:
+        wd = args.cache / "wd-real-1-local"
+        shutil.rmtree(wd, ignore_errors=True)
+        results["real"] = run_chain(ROOT / "recipes" / "klue-tiny-cpu.yaml", wd, 1, {"gb": "real"}, args.until)
+        smallest = min(args.gb)
+        print(f"\nreal text (the shared corpus, recipes/klue-tiny-cpu.yaml, workers 1) over the {smallest:g} GB scale "
+              "corpus, MB/CPU-s:")
+        for s, r in results["real"].items():
+            scale = next((x for x in results["stages"].get(s, []) if x["gb"] == smallest and x["workers"] == 1
+                          and x["executor"] == "local"), None)
+            r["over_scale"] = round(r["mb_per_cpu_s"] / scale["mb_per_cpu_s"], 3) if scale else None
+            print(f"{s:14s} {r['mb_per_cpu_s']:7.2f} MB/CPU-s  "
+                  + (f"x{r['over_scale']:.2f}" if scale else "(no one-worker scale row)")
+                  + f"  peak {r['peak_rss_mb']:7.0f} MB", flush=True)
     results["load_end"] = os.getloadavg()[0]
     _print_acceptance(results, args.gb)
     if args.json:
