@@ -53,7 +53,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
 
+from corpora.shards import list_shards  # noqa: E402
 from datagen.scale import check_funnel, generate  # noqa: E402
 from datagen.scale import stage_folder as folder  # noqa: E402
 from datagen.scale import stage_manifest as manifest  # noqa: E402
@@ -142,11 +145,6 @@ def input_mb(wd: Path, stage: str, corpus: dict[str, Any]) -> float:
 
 def collected_bytes(wd: Path) -> int:
     """UTF-8 bytes of the text of every document the collect stage wrote."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    from corpora.shards import list_shards
-
     return sum(pc.sum(pc.binary_length(pq.read_table(p, columns=["text"]).column("text"))).as_py() or 0
                for p in list_shards(folder(wd, "collect")))
 

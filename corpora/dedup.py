@@ -148,10 +148,10 @@ def minhash_many(hashes: list[np.ndarray], num_perm: int, seed: int, chunk: int 
     """`minhash` of each set, several sets in one numpy pass: their shingles side by side, each slot's minimum per
     set by `np.minimum.reduceat` over the set's columns. A short document has a hundred shingles, where the dozen
     numpy calls of one `minhash` cost more than their arithmetic: on the shared corpus (207 bytes a document)
-    they were most of dedup's time per document (issue 49, "The scale corpus against real text"). A group holds
-    at most `chunk` shingles (a (num_perm, chunk) uint32 temporary: 8 MB at 128 slots; 16,384 was the fastest of
-    1,024-65,536 on both corpora); a larger set goes alone
-    through `minhash`. The minima are of the same values, so the signatures are those of `minhash` (tests)."""
+    they were about half of dedup's time (a profile; issue 49, "The scale corpus against real text"). A group
+    holds at most `chunk` shingles (a (num_perm, chunk) uint32 temporary: 8 MB at 128 slots; 16,384 was the
+    fastest of 1,024-65,536 on both corpora); a larger set goes alone through `minhash`. The minima are of the
+    same values, so the signatures are those of `minhash` (tests)."""
     a, b = permutations(num_perm, seed)
     out: list[np.ndarray] = [np.empty(0, dtype=np.uint32)] * len(hashes)
     group: list[int] = []
