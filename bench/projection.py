@@ -22,7 +22,8 @@ The model, and what in it is measured and what is assumed:
   documents are ~5x longer than the shared corpus's (each stage pays a cost per document) and its vocabulary is
   the shared corpus's (caches keyed by word hit more often than on text that keeps bringing new words). Two
   `bench/stage_floors.py --json` records of one window, one on a workdir of real text (the shared corpus:
-  `recipes/klue-tiny-cpu.yaml`) and one on the scale corpus, give each stage's real-over-scale rate, and each
+  `recipes/klue-tiny-cpu.yaml`) and one on the scale corpus of about its size (`--gb 0.05`, so that each stage's
+  fixed cost weighs alike), give each stage's real-over-scale rate, and each
   measured stage's rate is multiplied by it; the stages not in both keep the scale corpus's rate and are marked
   `*` (docs/scaling.md, "The scale corpus against real text").
 """
