@@ -35,39 +35,34 @@ def _bmp_alnum() -> np.ndarray:
 
 def exact_key(text: str) -> int:
     r"""64-bit hash of the text with case, whitespace and punctuation ignored: of its lower-cased alphanumerics
-    (UTF-32).
-
-    `str.isalnum` is exactly what `re.sub(r"[\W_]+", "", ...)` keeps (sre's Unicode `\w` is `isalnum` or `_`). It
-    is applied by a table lookup over the code points (numpy) rather than a Python call per character: 19 against
-    65 µs per document of the 0.1 GB scale corpus (issue 49); a text beyond the BMP takes the per-character path,
-    which hashes the same bytes. Only the equality of keys matters (which documents are exact duplicates), so
-    the UTF-32 bytes (dedup version 2; UTF-8 before) change no output."""
-    low = text.lower()
-    cp = np.frombuffer(low.encode("utf-32-le"), dtype=np.uint32)
-    if cp.size and int(cp.max()) > 0xFFFF:
-        return xxhash.xxh3_64_intdigest("".join(filter(str.isalnum, low)).encode("utf-32-le"))
-    return xxhash.xxh3_64_intdigest(cp[_bmp_alnum()[cp]].tobytes())
+    (UTF-32). One text's `exact_keys`."""
+    return exact_keys([text])[0]
 
 
 def exact_keys(texts: list[str]) -> list[int]:
-    """`exact_key` of each text, the table lookup done once over the texts joined: on documents of a few hundred
-    characters the numpy calls of one `exact_key` cost more than their work (issue 49, "The scale corpus against
-    real text"). Each key hashes the same bytes as `exact_key` of that text alone (tests); a text beyond the BMP
-    goes through `exact_key`."""
+    r"""`exact_key` of each text: a 64-bit hash of its lower-cased alphanumerics (UTF-32), so that case, whitespace
+    and punctuation are ignored.
+
+    `str.isalnum` is exactly what `re.sub(r"[\W_]+", "", ...)` keeps (sre's Unicode `\w` is `isalnum` or `_`). It
+    is applied by a table lookup over the code points (numpy) rather than a Python call per character (19 against
+    65 µs per document of the 0.1 GB scale corpus, issue 49), once over the texts joined: on documents of a few
+    hundred characters the numpy calls of one text cost more than their work (0.54 of the time per document on the
+    shared corpus; docs/scaling.md, "The scale corpus against real text"). A text beyond the BMP takes the
+    per-character path, which hashes the same bytes. Only the equality of keys matters (which documents are exact
+    duplicates), so the UTF-32 bytes (dedup version 2; UTF-8 before) change no output."""
     lows = [t.lower() for t in texts]
     cp = np.frombuffer("".join(lows).encode("utf-32-le"), dtype=np.uint32)
-    lengths = np.fromiter(map(len, lows), dtype=np.int64, count=len(lows))
-    ends = np.cumsum(lengths)
+    ends = np.cumsum(np.fromiter(map(len, lows), dtype=np.int64, count=len(lows)))
     beyond = cp > 0xFFFF
     keep = _bmp_alnum()[np.where(beyond, 0, cp)]  # code point 0 is not alphanumeric
     kept_ends = np.concatenate([[0], np.cumsum(keep)])[ends]  # alphanumerics up to each text's end
     kept = memoryview(cp[keep].tobytes())
-    big_ends = np.concatenate([[0], np.cumsum(beyond)])[ends] if beyond.any() else None
+    big_ends = np.concatenate([[0], np.cumsum(beyond)])[ends].tolist() if beyond.any() else None
     keys = []
     start = 0
     for i, end in enumerate(kept_ends.tolist()):
         if big_ends is not None and big_ends[i] > (big_ends[i - 1] if i else 0):
-            keys.append(exact_key(texts[i]))
+            keys.append(xxhash.xxh3_64_intdigest("".join(filter(str.isalnum, lows[i])).encode("utf-32-le")))
         else:
             keys.append(xxhash.xxh3_64_intdigest(kept[4 * start : 4 * end]))
         start = end
