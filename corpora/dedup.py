@@ -139,16 +139,18 @@ def minhash(hashes: np.ndarray, num_perm: int, seed: int, chunk: int = 8192) -> 
     return sig
 
 
-def minhash_many(hashes: list[np.ndarray], num_perm: int, seed: int, chunk: int = 16384) -> list[np.ndarray]:
-    """`minhash` of each set, several sets in one numpy pass: their shingles side by side, each slot's minimum per
-    set by `np.minimum.reduceat` over the set's columns. A short document has a hundred shingles, where the dozen
-    numpy calls of one `minhash` cost more than their arithmetic: on the shared corpus (207 bytes a document)
-    they were about half of dedup's time (a profile; issue 49, "The scale corpus against real text"). A group
-    holds at most `chunk` shingles (a (num_perm, chunk) uint32 temporary: 8 MB at 128 slots; 16,384 was the
-    fastest of 1,024-65,536 on both corpora); a larger set goes alone through `minhash`. The minima are of the
-    same values, so the signatures are those of `minhash` (tests)."""
+def minhash_many(hashes: list[np.ndarray], num_perm: int, seed: int, chunk: int = 16384) -> np.ndarray:
+    """`minhash` of each set, as the rows of one (sets, num_perm) uint32 matrix, several sets in one numpy pass:
+    their shingles side by side, each slot's minimum per set by `np.minimum.reduceat` over the set's columns. A
+    short document has a hundred shingles, where the dozen numpy calls of one `minhash` cost more than their
+    arithmetic: on the shared corpus (207 bytes a document) they were about half of dedup's time (a profile;
+    issue 49, "The scale corpus against real text"). A group holds at most `chunk` shingles (a (num_perm, chunk)
+    uint32 temporary: 8 MB at 128 slots; 16,384 was the fastest of 1,024-65,536 on both corpora); a larger set goes
+    alone through `minhash`. The minima are of the same values, so the signatures are those of `minhash` (tests).
+    One matrix, not an array per set, so that the band hashes and b-bit signatures of a batch are taken from it in
+    a few calls too (`band_hashes_many`, `bbit_signature`)."""
     a, b = permutations(num_perm, seed)
-    out: list[np.ndarray] = [np.empty(0, dtype=np.uint32)] * len(hashes)
+    out = np.empty((len(hashes), num_perm), dtype=np.uint32)
     group: list[int] = []
     size = 0
 
@@ -158,9 +160,7 @@ def minhash_many(hashes: list[np.ndarray], num_perm: int, seed: int, chunk: int 
         with np.errstate(over="ignore"):
             v = np.multiply.outer(a, h)
             v += b[:, None]
-        mins = np.minimum.reduceat(v, starts, axis=1)  # (num_perm, sets)
-        for k, i in enumerate(group):
-            out[i] = np.ascontiguousarray(mins[:, k])
+        out[group] = np.minimum.reduceat(v, starts, axis=1).T  # (num_perm, sets) -> a row per set
 
     for i, h in enumerate(hashes):
         if len(h) == 0 or len(h) > chunk:  # reduceat needs a non-empty segment; a large set bounds its own memory
@@ -177,9 +177,27 @@ def minhash_many(hashes: list[np.ndarray], num_perm: int, seed: int, chunk: int 
 
 
 def band_hashes(sig: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """One 64-bit hash per LSH band (band index mixed in, so equal rows in different bands never collide)."""
-    parts = sig[: bands * rows].reshape(bands, rows)
-    return np.array([xxhash.xxh3_64_intdigest(parts[i].tobytes(), seed=i) for i in range(bands)], dtype=np.uint64)
+    """One 64-bit hash per LSH band (band index mixed in, so equal rows in different bands never collide): the
+    xxh3 of the band's `rows` slots (their uint32 bytes), seeded with the band's index. One signature's
+    `band_hashes_many`."""
+    return band_hashes_many(sig[None, :], bands, rows)[0]
+
+
+def band_hashes_many(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """`band_hashes` of each row of `sigs` (sets x slots, uint32), as a (sets, bands) uint64 matrix.
+
+    xxh3 has no vectorized form in the `xxhash` package, so it is one call per (set, band); but on slices of one
+    bytes object of the whole matrix instead of a numpy slice and `tobytes` per band, and with no array per set
+    (those were ~60 % of this step's time on the shared corpus's short documents; issue 49). The bytes hashed are
+    the band's slots in memory order, as before, so the hashes are the same (tests)."""
+    n = len(sigs)
+    width = 4 * rows  # bytes of one band
+    step = width * bands  # bytes of one set's bands
+    buf = memoryview(np.ascontiguousarray(sigs[:, : bands * rows], dtype=np.uint32).tobytes())
+    h = xxhash.xxh3_64_intdigest
+    flat = np.fromiter((h(buf[o + i * width : o + (i + 1) * width], seed=i)
+                        for o in range(0, n * step, step) for i in range(bands)), dtype=np.uint64, count=n * bands)
+    return flat.reshape(n, bands)
 
 
 # b-bit minwise hashing (Li & König, "b-Bit Minwise Hashing", WWW 2010): the lowest b bits of each slot. Eight bits
@@ -188,7 +206,8 @@ BBITS = 8
 
 
 def bbit_signature(sig: np.ndarray, b: int = BBITS) -> np.ndarray:
-    """The lowest `b` bits (b <= 8) of each MinHash slot, as uint8: the signature the verification reads."""
+    """The lowest `b` bits (b <= 8) of each MinHash slot, as uint8: the signature the verification reads (of one
+    signature, or of each row of a matrix of them)."""
     return (sig & np.uint32((1 << b) - 1)).astype(np.uint8)
 
 

@@ -31,6 +31,7 @@ DOC_SCHEMA = pa.schema(
 )
 
 SHARD_GLOB = "shard-*.parquet"
+ROW_GROUP = 4096  # rows per row group of a shard: `write_docs`'s default, which every shard is written with
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def shard_name(index: int) -> str:
     return f"shard-{index:05d}.parquet"
 
 
-def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = 4096) -> int:
+def write_docs(path: Path, docs: Iterable[Doc], row_group_size: int = ROW_GROUP) -> int:
     """Write documents to a Parquet shard atomically; returns the number written.
 
     Streams in row groups, so memory is bounded by the row group, not the shard.
@@ -98,6 +99,32 @@ def write_doc_tables(path: Path, tables: Iterable[pa.Table]) -> int:
         finally:
             writer.close()
     return n
+
+
+def row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
+    """The rows of `tables` (of `DOC_SCHEMA`'s columns) re-cut into the row groups `write_docs` makes: tables of
+    ROW_GROUP rows (the last may be shorter; one empty table when there are no rows, as `write_docs` writes), each
+    contiguous and typed exactly as `DOC_SCHEMA`, so that `write_doc_tables` of them writes `write_docs`'s bytes
+    (tests) for stages that move rows as Arrow tables, never as `Doc`s."""
+    buf: list[pa.Table] = []
+    n = 0
+    made = False
+    for t in tables:
+        while t.num_rows:
+            take = min(ROW_GROUP - n, t.num_rows)
+            buf.append(t.slice(0, take))
+            n += take
+            t = t.slice(take)
+            if n == ROW_GROUP:
+                yield _contiguous(buf)
+                buf, n, made = [], 0, True
+    if buf or not made:
+        yield _contiguous(buf) if buf else _table([])
+
+
+def _contiguous(parts: list[pa.Table]) -> pa.Table:
+    t = pa.concat_tables(parts).combine_chunks()
+    return pa.Table.from_arrays([t.column(i).combine_chunks() for i in range(t.num_columns)], schema=DOC_SCHEMA)
 
 
 def _writer(path: Path) -> pq.ParquetWriter:

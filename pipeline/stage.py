@@ -88,9 +88,10 @@ class Funnel:
     chars_dropped: Counter = field(default_factory=Counter)  # reason code -> chars
     chars_quarantined: int = 0
 
-    def keep(self, n_chars: int) -> None:
-        self.docs_in += 1
-        self.docs_kept += 1
+    def keep(self, n_chars: int, docs: int = 1) -> None:
+        """Book `docs` kept documents (one by default) of `n_chars` characters in all."""
+        self.docs_in += docs
+        self.docs_kept += docs
         self.chars_in += n_chars
         self.chars_kept += n_chars
 

@@ -131,6 +131,54 @@ def test_sentences_mode_removes_only_offending_sentences(tmp_path, fixtures_dir)
     assert res.meta["report"]["edited_docs"] == 1
 
 
+@pytest.mark.parametrize("mode", ["drop", "flag", "sentences"])
+def test_each_mode_writes_what_write_docs_writes_across_batches_and_row_groups(tmp_path, fixtures_dir, mode):
+    """The clean documents move as Arrow rows and the contaminated ones as `Doc`s: over 9,000 documents (18 match
+    batches, three row groups) with contaminated ones spread through them, the shard holds exactly the clean
+    documents untouched and the contaminated ones as the mode makes them (dropped, flagged, cut), in order, in
+    the bytes `write_docs` writes for those documents; the funnel books every character."""
+    import numpy as np
+
+    from corpora.shards import iter_docs, list_shards, write_docs
+
+    bad, _ = _contaminated_input(tmp_path / "x")
+    rng = np.random.default_rng(3)
+    words = ["가방", "하늘", "바다", "나무", "기차", "사과", "마을", "노래", "편지", "구름", "강물", "모래"]
+    texts = [" ".join(rng.choice(words, size=int(rng.integers(5, 25)))) + "." for _ in range(9000)]
+    dirty = {0, 511, 512, 4095, 4096, 4097, 7000, 8999} | set(range(100, 9000, 613))
+    for i in dirty:
+        texts[i] = bad[2 - i % 2].text  # odd rows: the PREMISE of nli_mini inside a sentence; even: a ynat_mini title
+    docs = docs_of(texts, source="web")
+    docs = [Doc(d.id, d.text, "news" if i % 4 == 0 else "web", d.meta) for i, d in enumerate(docs)]
+    up = write_shards(tmp_path / "in", [docs])
+    params = {"benchmarks": _bench(fixtures_dir, "nli_mini.json", "ynat_mini.json"), "mode": mode}
+    res = run_stage(DecontaminateStage(), params, "dedup", up, tmp_path / "out")
+    out = list(iter_docs(list_shards(tmp_path / "out")[0]))
+    write_docs(tmp_path / "want.parquet", out)
+    assert list_shards(tmp_path / "out")[0].read_bytes() == (tmp_path / "want.parquet").read_bytes()
+    by_id = {d.id: d for d in out}
+    dirty_ids = {docs[i].id for i in dirty}
+    clean = [d for i, d in enumerate(docs) if i not in dirty]
+    assert [by_id.get(d.id) for d in clean] == clean == [d for d in out if d.id not in dirty_ids]  # untouched
+    kept_dirty = [by_id[docs[i].id] for i in sorted(dirty) if docs[i].id in by_id]
+    if mode == "drop":
+        assert not kept_dirty and res.funnel.dropped["contaminated"] == len(dirty)
+    elif mode == "flag":
+        assert len(kept_dirty) == len(dirty) and all(d.meta_dict()["contamination"] for d in kept_dirty)
+        assert all(d.text == docs[i].text for d, i in zip(kept_dirty, sorted(dirty), strict=True))
+    else:  # each cut to its sentences that hold no match, one per line
+        assert len(kept_dirty) == len(dirty) and not res.funnel.dropped
+        for i, d in zip(sorted(dirty), kept_dirty, strict=True):
+            lines = d.text.split("\n")
+            assert len(d.text) < len(docs[i].text) and all(ln in docs[i].text for ln in lines)
+            if i % 2 == 1:
+                assert lines == ["도서관 소식입니다.", "방문 전에 꼭 확인하세요."]
+    assert res.funnel.docs_kept == len(out) and res.funnel.chars_kept == sum(len(d.text) for d in out)
+    assert res.funnel.chars_in == sum(len(d.text) for d in docs)
+    assert {s: f.docs_kept for s, f in res.by_source.items()} == {s: sum(d.source == s for d in out)
+                                                                  for s in ("news", "web")}
+
+
 def test_params_and_fingerprint(tmp_path, fixtures_dir, monkeypatch):
     with pytest.raises(ValidationError, match="names must be unique"):
         DecontaminateParams(language="ko", benchmarks=[{"path": "a/x.json"}, {"path": "b/x.json"}])

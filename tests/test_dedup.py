@@ -15,6 +15,8 @@ from pydantic import ValidationError
 import corpora.stages.dedup as dedup_stage
 from corpora.dedup import (
     _mix64,
+    band_hashes,
+    band_hashes_many,
     bbit_jaccard,
     bbit_signature,
     component_roots,
@@ -32,6 +34,7 @@ from corpora.dedup import (
     sorted_columns,
     verified_run_edges,
 )
+from corpora.shards import meta_json
 from corpora.stages.dedup import DedupParams, DedupStage
 from testkit.curation import docs_of, folder_bytes, read_all, run_stage, write_shards
 
@@ -97,6 +100,22 @@ def test_minhash_of_many_sets_is_minhash_of_each():
             assert np.array_equal(sig, minhash(h, 32, seed=3))
     assert np.array_equal(minhash_many([shingle_hashes(BASE, 5)], 256, seed=1)[0],
                           minhash(shingle_hashes(BASE, 5), 256, seed=1))
+
+
+def test_band_hashes_of_many_signatures_are_each_bands_xxh3():
+    """Each (signature, band) hash is xxh3 of that band's uint32 slots in memory order, seeded with the band's
+    index (the definition, band by band), for a matrix of signatures, a slice of one and a single one."""
+    rng = np.random.default_rng(1)
+    sigs = rng.integers(0, 1 << 32, size=(5, 128), dtype=np.uint64).astype(np.uint32)
+    bands, rows = 9, 13
+    want = np.array([[xxhash.xxh3_64_intdigest(s[i * rows:(i + 1) * rows].tobytes(), seed=i) for i in range(bands)]
+                     for s in sigs], dtype=np.uint64)
+    got = band_hashes_many(sigs, bands, rows)
+    assert got.dtype == np.uint64 and got.shape == (5, bands) and np.array_equal(got, want)
+    assert np.array_equal(band_hashes_many(sigs[1:3], bands, rows), want[1:3])
+    assert np.array_equal(band_hashes(sigs[4], bands, rows), want[4])
+    assert band_hashes_many(sigs[:0], bands, rows).shape == (0, bands)
+    assert len(set(want.ravel().tolist())) == want.size  # distinct rows hash apart
 
 
 def test_shingle_hashes_of_a_batch_are_those_of_each_text_alone():
@@ -263,6 +282,44 @@ def test_dedup_output_is_independent_of_hash_partitions(tmp_path, monkeypatch):
     many = run_stage(DedupStage(), {}, "filter", up, tmp_path / "p13")
     assert folder_bytes(tmp_path / "p1") == folder_bytes(tmp_path / "p13")
     assert one.meta == many.meta and one.funnel.docs_kept == 3
+
+
+def test_dedup_writes_its_survivors_as_write_docs_would(tmp_path):
+    """Phase 3 moves rows as Arrow tables: each output shard is byte for byte `write_docs` of the survivors as
+    `Doc`s (the definition), with `dup_cluster_size` in the meta of each survivor that absorbed duplicates, across
+    row groups (9,000 rows: three groups in and out, the drops moving the group boundaries), and the empty shard
+    `write_docs` writes where every document of a shard is a duplicate; the funnel counts every kept character."""
+    import json
+
+    from corpora.shards import Doc, list_shards, write_docs
+
+    rng = np.random.default_rng(5)
+    words = ["가방", "하늘", "바다", "나무", "기차", "사과", "마을", "노래", "편지", "구름", "강물", "모래"]
+    texts = [" ".join(rng.choice(words, size=int(rng.integers(6, 30)))) + f" {i}" for i in range(9000)]
+    for i in range(0, 9000, 7):  # exact duplicates (case and punctuation aside) of earlier rows
+        texts[i] = texts[i // 2].upper() + "!" if i else texts[i]
+    first = docs_of(texts, source="a")
+    first = [Doc(d.id, d.text, "b" if i % 3 == 0 else "a", d.meta) for i, d in enumerate(first)]
+    second = docs_of([d.text for d in first[:50]], source="a", start=20_000)  # all exact copies of the first
+    up = write_shards(tmp_path / "in", [first, second])
+    r = run_stage(DedupStage(), {}, "filter", up, tmp_path / "out")
+    out = tmp_path / "out"
+    clusters = [json.loads(ln) for f in sorted(out.glob("clusters-*.jsonl")) for ln in f.read_text().splitlines()]
+    gone = {c["id"] for c in clusters}
+    absorbed: dict[str, int] = {}
+    for c in clusters:
+        absorbed[c["kept_id"]] = absorbed.get(c["kept_id"], 0) + 1
+    assert len(gone) > 1000 and any(d.id in absorbed for d in first)
+    for i, docs in enumerate([first, second]):
+        survivors = [d if d.id not in absorbed else
+                     Doc(d.id, d.text, d.source, meta_json({**d.meta_dict(), "dup_cluster_size": absorbed[d.id] + 1}))
+                     for d in docs if d.id not in gone]
+        write_docs(tmp_path / f"want-{i}.parquet", survivors)
+        assert list_shards(out)[i].read_bytes() == (tmp_path / f"want-{i}.parquet").read_bytes()
+    assert not [d for d in second if d.id not in gone]  # the second shard came out empty
+    kept = [d for d in first if d.id not in gone]
+    assert r.funnel.docs_kept == len(kept) and r.funnel.chars_kept == sum(len(d.text) for d in kept)
+    assert {s: f.docs_kept for s, f in r.by_source.items()} == {s: sum(d.source == s for d in kept) for s in "ab"}
 
 
 def test_dedup_params_validation():

@@ -51,10 +51,12 @@ from corpora.readers.ranges import byte_cuts, count_newlines, line_spans, row_gr
 from corpora.readers.streams import control_ratio
 from corpora.shards import (
     DOC_SCHEMA,
+    ROW_GROUP,
     Doc,
     QuarantineWriter,
     doc_id,
     meta_json,
+    row_groups,
     shard_name,
     write_doc_tables,
     write_docs,
@@ -69,7 +71,6 @@ WORK_DIR = "_work"
 PARTS_DIR = f"{WORK_DIR}/parts"
 DONE_DIR = f"{WORK_DIR}/done"  # one JSON marker per finished read task: what a rerun after a kill skips
 _SURROGATE = re.compile("[\ud800-\udfff]")
-ROW_GROUP = 4096  # rows per row group of a shard: `write_docs`'s default, which every shard is written with
 MAX_LISTED = 50  # empty files named in the manifest meta per source (the count is always exact)
 log = logging.getLogger(__name__)
 
@@ -502,7 +503,7 @@ def _write_shard(job: _ShardJob) -> int:
     """Write one shard of a split file from slices of its pieces' parts, in the row groups `write_docs` makes
     (ROW_GROUP rows, contiguous columns), so the bytes equal the whole-file read's."""
     dest, slices = job
-    return write_doc_tables(dest, _row_groups(chain.from_iterable(_slice(p, a, b) for p, a, b in slices)))
+    return write_doc_tables(dest, row_groups(chain.from_iterable(_slice(p, a, b) for p, a, b in slices)))
 
 
 def _slice(path: Path, a: int, b: int) -> Iterator[pa.Table]:
@@ -519,29 +520,6 @@ def _slice(path: Path, a: int, b: int) -> Iterator[pa.Table]:
         row += n
         if row >= b:
             break
-
-
-def _row_groups(tables: Iterator[pa.Table]) -> Iterator[pa.Table]:
-    """The rows of `tables` re-cut into tables of ROW_GROUP rows (the last may be shorter), each made
-    contiguous and typed exactly as `DOC_SCHEMA`."""
-    buf: list[pa.Table] = []
-    n = 0
-    for t in tables:
-        while t.num_rows:
-            take = min(ROW_GROUP - n, t.num_rows)
-            buf.append(t.slice(0, take))
-            n += take
-            t = t.slice(take)
-            if n == ROW_GROUP:
-                yield _contiguous(buf)
-                buf, n = [], 0
-    if buf:
-        yield _contiguous(buf)
-
-
-def _contiguous(parts: list[pa.Table]) -> pa.Table:
-    t = pa.concat_tables(parts).combine_chunks()
-    return pa.Table.from_arrays([t.column(i).combine_chunks() for i in range(t.num_columns)], schema=DOC_SCHEMA)
 
 
 def _location(where: dict[str, Any]) -> str:

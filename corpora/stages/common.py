@@ -36,9 +36,10 @@ class ShardReport:
             f = self.by_source[name] = Funnel()
         return f
 
-    def keep(self, src: str, n: int, removed: dict[str, int] | None = None) -> None:
+    def keep(self, src: str, n: int, removed: dict[str, int] | None = None, docs: int = 1) -> None:
+        """Book `docs` kept documents of `src` (one by default), `n` characters in all."""
         for f in (self.funnel, self.source(src)):
-            f.keep(n)
+            f.keep(n, docs)
             for reason, k in (removed or {}).items():
                 if k:
                     f.chars_in += k
