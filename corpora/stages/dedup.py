@@ -101,7 +101,7 @@ def _dedup_signatures(task: tuple[Path, Path, DedupParams, int, int, int]) -> in
     keys: list[int] = []
     sigs: list[np.ndarray] = [np.zeros((0, bands), np.uint64)]
     bbits: list[np.ndarray] = [np.zeros((0, params.num_perm if params.near and params.verify else 0), np.uint8)]
-    # only the two columns it reads, as lists (no `Doc` per row: a fifth of this phase on short documents)
+    # only the two columns it reads, as lists (a `Doc` per row was an eighth of this phase's profile on short documents)
     for rb in pq.ParquetFile(in_path).iter_batches(batch_size=SIGNATURE_BATCH, columns=["id", "text"]):
         if not rb.num_rows:
             continue
@@ -150,7 +150,8 @@ def _dedup_write(task: tuple[Path, Path, int, np.ndarray, np.ndarray, list[str],
 
     The survivors move as Arrow tables (a filter per record batch, `row_groups` to re-cut them as `write_docs`
     does: the same bytes), and only the duplicates and the survivors whose meta changes become Python objects:
-    a `Doc` per row was a quarter of dedup's time on the shared corpus's short documents (issue 49)."""
+    this phase, a `Doc` per row then `write_docs`, was a quarter of dedup's profile on the shared corpus's short
+    documents (issue 49)."""
     in_path, out_dir, n, dup_rows, dup_status, dup_root_ids, root_rows, root_counts = task
     status = np.zeros(n, dtype=np.int8)
     status[dup_rows] = dup_status
