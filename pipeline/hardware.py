@@ -20,9 +20,10 @@ against 17,932 tokens/s), 4 x 256 at 16 x 128 at 1.40-1.46x, 12 x 768 at 4 x 128
 (2026-12-07, plain autocast) 1.05x, 1.28x and 1.68x. `bench/precision.py crossover` measures the crossover on the
 machine at hand. Pretraining adds kernels to bf16 there (`pretrain.engine.cpu_kernels`) with which it pays from 128
 wide (1.33-1.41x), but fine-tuning runs plain autocast, so the one rule stays at 256
-(docs/experiments/2026-12-07-cpu-bf16.md). Without native bf16 the emulated kernels are far slower
-(a 1024^2 bf16 product took 2.3 s on an AVX2-only AMD EPYC against 12 ms in fp32): `auto` never picks bf16 there, and
-a forced `bf16` warns.
+(docs/experiments/2026-12-07-cpu-bf16.md). On AVX512-BF16 without AMX (an AMD EPYC, Zen 4, 2026-12-07) the
+loop's 4 x 256 step ran 1.90-2.13x fp32 with bf16 products only 2.3x faster (the record's addendum). Without
+native bf16 the emulated kernels are far slower (a 1024^2 bf16 product took 2.3 s on an AVX2-only AMD EPYC against
+12 ms in fp32): `auto` never picks bf16 there, and a forced `bf16` warns.
 
 **Peak.** MFU on a GPU divides by the datasheet's dense bf16 peak (`pretrain.flops.PEAKS`); a CPU has no datasheet
 figure that holds for a VM's share of it, so its peak is measured: the best rate of square matrix products at the
