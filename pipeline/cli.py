@@ -49,6 +49,7 @@ def main() -> None:
       klue report runs/tiny                                         # funnel and results
       klue status runs/tiny                                         # while it runs: stage and progress
       klue gc runs/tiny [--yes]                                     # folders no arm uses any more
+      klue gc runs/tiny --weights [--yes]                           # and the weights; results stay
       klue merge runs/arm-b --into runs/tiny                        # arms run side by side, into one workdir
       klue pii eval $KLUE_DATA_DIR/pii/ko_pii_eval_corpus.jsonl     # PII precision/recall
       klue toxicity eval --data $KLUE_DATA_DIR/toxicity              # toxicity tagger F1 vs baselines

@@ -270,14 +270,23 @@ def _pid_alive(pid: int) -> bool:
 @click.command()
 @click.argument("workdir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--yes", is_flag=True, help="Remove them (default: only list).")
-def gc(workdir: Path, yes: bool) -> None:
+@click.option("--weights", is_flag=True,
+              help="Also the model weights and checkpoints in the folders the last run uses (pretraining "
+                   "checkpoints and final weights, fine-tuned models), keeping their metrics, predictions and "
+                   "cards: the run stays cached and reportable, and a stage that needs the weights says so.")
+@click.option("--registry", metavar="MODULE:ATTR", default=None, hidden=True,
+              help="The stage graph that says which files are weights (as `klue run --registry`).")
+def gc(workdir: Path, yes: bool, weights: bool, registry: str | None) -> None:
     """List the stage folders that no arm of the last run uses (older keys, leftovers of killed runs:
     `.partial` and `.old` folders), with their sizes; with --yes, remove them. The last run is run.json's:
-    the folders it links under arms/ are kept, and so is everything while a run is going."""
+    the folders it links under arms/ are kept, and so is everything while a run is going. With --weights,
+    also the weight files of the folders it uses (each stage's `weights`), removed with --yes and recorded in
+    the folders' manifests (`pipeline.workdir.prune_weights`)."""
     import json
     import shutil
 
     from pipeline.runner import RUN_JSON, STATUS_JSON
+    from pipeline.workdir import prune_weights, weights_in
 
     try:
         run_rec = json.loads((workdir / RUN_JSON).read_text(encoding="utf-8"))
@@ -299,11 +308,29 @@ def gc(workdir: Path, yes: bool) -> None:
         click.echo(f"{_human(size):>9}  {folder.relative_to(workdir)}")
     click.echo(f"{len(unused)} folder{'s' if len(unused) != 1 else ''} not used by the last run "
                f"({_human(total)})" + ("" if yes or not unused else "; rerun with --yes to remove them"))
+    heavy = []
+    if weights:
+        try:
+            heavy = weights_in(workdir, sorted(used), registry)
+        except RegistryError as e:
+            raise click.ClickException(f"--registry {registry}: {e}") from None
+        for folder, _, _, found in heavy:
+            size = sum(b for _, b in found)
+            click.echo(f"{_human(size):>9}  {folder.relative_to(workdir)}: {len(found)} weight "
+                       f"file{'s' if len(found) != 1 else ''}")
+        freed = sum(b for *_, found in heavy for _, b in found)
+        click.echo(f"weights in {len(heavy)} folder{'s' if len(heavy) != 1 else ''} the last run uses "
+                   f"({_human(freed)})" + ("" if yes or not heavy else "; rerun with --yes to remove them, "
+                                           "keeping the results"))
     if yes:
         for folder, _ in unused:
             shutil.rmtree(folder)
         if unused:
             click.echo(f"removed {len(unused)} folders, {_human(total)} freed")
+        pruned = [prune_weights(folder, manifest, patterns) for folder, manifest, patterns, _ in heavy]
+        if pruned:
+            click.echo(f"removed {sum(n for n, _ in pruned)} weight files from {len(pruned)} folders, "
+                       f"{_human(sum(b for _, b in pruned))} freed")
 
 
 def _human(n: float) -> str:

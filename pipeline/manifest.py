@@ -23,6 +23,10 @@ from pipeline.stage import StageInput, StageResult, funnel_sum
 
 MANIFEST = "manifest.json"
 KEY_CHARS = 16  # folder names use the first 16 hex digits; the manifest keeps the full key
+# The manifest's record of the weight files `klue gc --weights` removed (`pipeline.workdir.prune_weights`):
+# {"files": [relative paths], "bytes": their total, "at": when}. `files` keeps listing them with their sha256,
+# so the folder still says what it held, and a merge compares it with an unpruned copy of the same key.
+PRUNED = "pruned"
 
 
 def canonical_json(obj: Any) -> str:
@@ -98,10 +102,27 @@ def upstream(inputs: Mapping[str, StageInput]) -> dict[str, StageInput]:
     return out
 
 
+def pruned_files(manifest: dict[str, Any]) -> set[str]:
+    """The files of a folder that `klue gc --weights` removed (its manifest's `pruned`; none when unpruned)."""
+    return set((manifest.get(PRUNED) or {}).get("files") or [])
+
+
+def pruned_note(manifest: dict[str, Any]) -> str | None:
+    """Why a folder can no longer give what its weights gave (training on, exporting), or None when it can."""
+    record = manifest.get(PRUNED) or {}
+    if not record.get("files"):
+        return None
+    n = len(record["files"])
+    return (f"its weights ({n} file{'s' if n != 1 else ''}) were removed by `klue gc --weights` at "
+            f"{record.get('at', '?')}; its results are kept")
+
+
 def verify_files(folder: Path, manifest: dict[str, Any]) -> list[str]:
-    """Differences between the files on disk and the manifest's table (empty when everything matches)."""
+    """Differences between the files on disk and the manifest's table (empty when everything matches). Files
+    that `klue gc --weights` removed (`pruned_files`) are gone on purpose and not a difference."""
     problems = []
-    listed = manifest.get("files", {})
+    gone = pruned_files(manifest)
+    listed = {rel: info for rel, info in manifest.get("files", {}).items() if rel not in gone}
     on_disk = {p.relative_to(folder).as_posix(): p for p in list_outputs(folder)}
     for rel, info in sorted(listed.items()):
         p = on_disk.get(rel)

@@ -33,6 +33,7 @@ from pipeline.manifest import (
     compute_key,
     environment,
     file_table,
+    pruned_note,
     read_manifest,
     result_problems,
     verify_files,
@@ -283,6 +284,10 @@ class Runner:
                 _publish(partial, final, old)
                 return StageOutcome(name, key, final, "ran", time.monotonic() - t0, manifest)
 
+        for dep, inp in sorted(inputs.items()):  # a stage to build from weights that `klue gc --weights` removed
+            if (note := pruned_note(inp.manifest)) is not None:
+                raise self._fail(name, arm, key, f"its input {dep} ({inp.path}): {note}. Rebuild {dep} "
+                                 f"with `--force {dep}`, or `klue merge` a whole copy into this workdir")
         if partial.exists() and (forced or not (stage.resumable or stage.shard_resume)):
             shutil.rmtree(partial)
         partial.mkdir(parents=True, exist_ok=True)

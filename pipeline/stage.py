@@ -390,6 +390,11 @@ class Stage(Generic[P]):
     layout_params: params that change how the work is cut, never the bytes written (collect's `split_bytes`:
                    the pieces a large file is read in); left out of the key, so tuning them reuses every folder.
                    A test must show the outputs do not depend on them.
+    weights:       patterns (`fnmatch`, on paths relative to the stage folder) of the files that hold model
+                   weights and training state: most of a training stage's bytes, read only by a stage that
+                   trains on from them or exports them. `klue gc --weights` removes them from finished folders
+                   and keeps everything else (metrics, predictions, cards), so that replicates stay comparable
+                   and mergeable long after their checkpoints are gone (`pipeline.workdir.prune_weights`).
     """
 
     name: ClassVar[str]
@@ -403,6 +408,7 @@ class Stage(Generic[P]):
     input_paths: ClassVar[tuple[str, ...]] = ()
     layout_params: ClassVar[tuple[str, ...]] = ()
     replicates: ClassVar[tuple[str, str] | None] = None
+    weights: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import io
+from pipeline.manifest import pruned_note
 from pipeline.release.card import write_model_card
 from pipeline.release.dataset_card import read_corpus_card
 from pipeline.release.facts import model_name, sources_of
@@ -44,6 +45,9 @@ def export_run(workdir: Path, to: Path, arm: str | None = None, force: bool = Fa
     if pre is None:
         raise WorkdirError(f"{workdir}: arm {rec['name']!r} has no finished pretrain stage; run `klue run` to "
                               "pretrain first")
+    if (note := pruned_note(pre.manifest)) is not None:
+        raise WorkdirError(f"{pre.path}: {note}; rebuild it with `klue run RECIPE --workdir {workdir} --force "
+                           "pretrain` (or `klue merge` a whole copy) to export the model")
     finetune = stages.get("finetune")
     linked = linked_dataset(dataset, stages, rec["name"]) if dataset is not None else None
     model_dir = pre.path / pre.meta.get("final_dir", "final")

@@ -58,6 +58,9 @@ class PretrainStage(Stage[PretrainParams]):
     # where the loop runs (here, a Slurm job: pretrain/slurm.py, Ray Train workers: pretrain/ray_train.py) is not
     # what it writes: out of the key
     layout_params = ("launcher", "slurm", "ray")
+    # the checkpoints (model, optimizer and RNG state) and the final weights: nearly all of the folder's bytes,
+    # read only to train on or export (`klue gc --weights`); the metrics, loss curve, card and tokenizer stay
+    weights = ("checkpoints/*", "final/*.safetensors")
 
     @classmethod
     def written_from_outside(cls, partial: Path) -> bool:

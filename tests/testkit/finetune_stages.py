@@ -23,6 +23,7 @@ class TinyPretrainStage(Stage[TinyPretrainParams]):
     name = "pretrain"
     variant_field = "seed"
     replicates = ("seeds", "seed")
+    weights = ("final/*.safetensors",)  # as the real stage's final weights
 
     def run(self, ctx: StageContext[TinyPretrainParams]) -> StageResult:
         from testkit.finetune import fixture_texts
