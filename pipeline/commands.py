@@ -271,8 +271,8 @@ def _pid_alive(pid: int) -> bool:
 @click.argument("workdir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--yes", is_flag=True, help="Remove them (default: only list).")
 @click.option("--weights", is_flag=True,
-              help="Also the model weights and checkpoints in the folders the last run uses (pretraining "
-                   "checkpoints and final weights, fine-tuned models), keeping their metrics, predictions and "
+              help="Also the model weights and checkpoints in the folders the last run uses (each stage's "
+                   "`weights`: pretraining's checkpoints and final weights), keeping their metrics, predictions and "
                    "cards: the run stays cached and reportable, and a stage that needs the weights says so.")
 @click.option("--registry", metavar="MODULE:ATTR", default=None, hidden=True,
               help="The stage graph that says which files are weights (as `klue run --registry`).")

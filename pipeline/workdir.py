@@ -129,13 +129,14 @@ def merge_stage_folders(sources: list[Path], into: Path, verify: bool = False) -
 
 def weight_files(folder: Path, manifest: dict[str, Any], patterns: Sequence[str]) -> list[tuple[str, int]]:
     """The files of a finished stage folder that its stage declares as weights (`Stage.weights`: fnmatch
-    patterns on paths relative to the folder) and that are still there: (relative path, bytes), sorted."""
+    patterns on paths relative to the folder) and that are still there: (relative path, bytes), sorted. A file
+    the manifest already marks as pruned but still on disk (a prune killed after its manifest was written) is
+    one of them: the next prune finishes the job."""
     if not patterns:
         return []
-    gone = pruned_files(manifest)
     out = []
     for rel, info in sorted((manifest.get("files") or {}).items()):
-        if rel not in gone and any(fnmatchcase(rel, pat) for pat in patterns) and (folder / rel).is_file():
+        if any(fnmatchcase(rel, pat) for pat in patterns) and (folder / rel).is_file():
             out.append((rel, int(info.get("bytes", 0))))
     return out
 

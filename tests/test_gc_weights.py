@@ -126,3 +126,21 @@ def test_gc_weights_keeps_a_run_cached_verifiable_mergeable_and_refuses_to_build
     assert _weights(wd) == heavy and all(PRUNED not in (read_manifest(o.path) or {})
                                          for s in first.arm_stages.values() for o in s.values())
     assert _run(_recipe(tmp_path, max_steps=3), wd).arm_stages  # now it trains
+
+
+def test_a_prune_killed_after_its_manifest_is_finished_by_the_next(tmp_path):
+    from pipeline.manifest import file_table, write_manifest
+    from pipeline.workdir import prune_weights
+
+    folder = tmp_path / "pretrain" / "0123456789abcdef"
+    (folder / "final").mkdir(parents=True)
+    (folder / "final" / "model.safetensors").write_bytes(b"w" * 100)
+    (folder / "summary.json").write_text("{}\n")
+    manifest = {"key": "0123456789abcdef" + "0" * 48, "files": file_table(folder)}
+    # the manifest says the weights went, but the kill came before the unlink
+    write_manifest(folder, {**manifest, PRUNED: {"files": ["final/model.safetensors"], "bytes": 100, "at": "t"}})
+    marked = read_manifest(folder)
+    assert marked is not None
+    assert prune_weights(folder, marked, ("final/*.safetensors",)) == (1, 100)
+    assert not (folder / "final").exists() and (folder / "summary.json").is_file()
+    assert read_manifest(folder)[PRUNED]["files"] == ["final/model.safetensors"]  # type: ignore[index]
